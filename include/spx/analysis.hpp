@@ -1,0 +1,39 @@
+// Matrix statistics: the quantities the survey uses to choose a format.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "spx/formats/csr.hpp"
+
+namespace spx {
+
+struct MatrixStats {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t nnz = 0;
+  double density = 0;  ///< nnz / (rows × cols)
+
+  // nonzeros per row
+  double row_mean = 0;
+  double row_std = 0;
+  std::int64_t row_min = 0;
+  std::int64_t row_max = 0;
+  std::int64_t empty_rows = 0;
+
+  std::int64_t diagonals = 0;        ///< occupied diagonals (distinct j − i)
+  std::int64_t lower_bandwidth = 0;  ///< max(i − j) over entries, ≥ 0
+  std::int64_t upper_bandwidth = 0;  ///< max(j − i) over entries, ≥ 0
+  std::int64_t bandwidth = 0;        ///< lower + upper + 1 (0 for an empty matrix)
+
+  /// block_fill[b − 2] for b = 2..8: nnz / (b² × number of aligned b×b blocks
+  /// holding at least one entry). 1 means the blocks are full.
+  std::array<double, 7> block_fill{};
+  double fill(int b) const { return block_fill.at(static_cast<std::size_t>(b - 2)); }
+};
+
+/// Host CSR only.
+template <Value T, Index I>
+MatrixStats analyze(const Csr<T, I>& A);
+
+}  // namespace spx

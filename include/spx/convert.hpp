@@ -1,0 +1,62 @@
+// Conversions between formats, on the host. Every conversion is linear in the
+// number of nonzeros, plus a sort where the target format needs one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "spx/matrix.hpp"
+
+namespace spx {
+
+/// Parameters of the formats that have them, and the limits that make a
+/// conversion refuse (Unsupported, with the size it would have) rather than
+/// exhaust memory.
+struct ConvertOptions {
+  /// Padded formats (ELL, DIA, HDI, BCSR, ...) refuse when their storage would
+  /// exceed max(max_bytes_floor, max_expansion × CSR bytes).
+  double max_expansion = 20.0;
+  std::size_t max_bytes_floor = std::size_t{64} << 20;
+  int block_size = 4;       ///< BCSR b (1..32)
+  double min_block_fill = 0.05;  ///< BCSR refuses below this fraction of stored block entries
+  int slice_size = 32;      ///< SELL C
+  int sigma = 1;            ///< SELL σ (rows sorted by length within windows of σ rows; 1 keeps order)
+  int threads_per_row = 1;  ///< SELL-P: slice width padded to a multiple of this
+  int hack_size = 32;       ///< HLL and HDI hack height
+  std::int64_t hyb_width = -1;  ///< HYB ELL width K; -1 applies Bell and Garland's rule
+};
+
+// ---- COO, CSR, CSC ----------------------------------------------------------
+
+/// Sorts by (row, column) and sums duplicates.
+template <Value T, Index I>
+Csr<T, I> to_csr(const Coo<T, I>& A);
+template <Value T, Index I>
+Csr<T, I> to_csr(const Csc<T, I>& A);
+template <Value T, Index I>
+Coo<T, I> to_coo(const Csr<T, I>& A);
+template <Value T, Index I>
+Csc<T, I> to_csc(const Csr<T, I>& A);
+
+/// Canonical COO: sorted by (row, column), duplicates summed.
+template <Value T, Index I>
+Coo<T, I> sort_coo(const Coo<T, I>& A);
+
+// ---- generic ----------------------------------------------------------------
+
+/// CSR → any format.
+template <Value T, Index I>
+Matrix<T, I> convert(const Csr<T, I>& A, Format to, const ConvertOptions& options = {});
+/// Any format → CSR (exact: padding never reappears as entries).
+template <Value T, Index I>
+Csr<T, I> to_csr(MatrixRef<T, I> A);
+
+/// Changes value and/or index type. Throws InvalidInput when a size or an index
+/// does not fit the new index type ("index overflow").
+template <Value U, Index J, Value T, Index I>
+Csr<U, J> cast(const Csr<T, I>& A);
+
+/// Formats whose conversion from CSR is implemented in this build.
+bool convertible(Format f) noexcept;
+
+}  // namespace spx

@@ -1,0 +1,47 @@
+// COO: coordinate triplets. Any order and duplicate entries are allowed (they
+// are summed by conversions and by the product); `sorted()` tells whether the
+// entries are in row-major order with no duplicates, which lets kernels split
+// the work without races.
+#pragma once
+
+#include <cstdint>
+
+#include "spx/formats/base.hpp"
+
+namespace spx {
+
+template <Value T, Index I>
+class Coo : public detail::FormatBase<I> {
+ public:
+  using value_type = T;
+  using index_type = I;
+  static constexpr Format kFormat = Format::Coo;
+
+  Coo() = default;
+  /// Takes ownership and validates: the three arrays have equal length; rows in
+  /// [0, rows), columns in [0, cols).
+  Coo(I rows, I cols, Array<I> row_idx, Array<I> col_idx, Array<T> values,
+      Check check = Check::Full);
+
+  std::int64_t nnz() const noexcept { return static_cast<std::int64_t>(values_.size()); }
+  const Array<I>& row_idx() const noexcept { return row_idx_; }
+  const Array<I>& col_idx() const noexcept { return col_idx_; }
+  const Array<T>& values() const noexcept { return values_; }
+  Array<T>& values() noexcept { return values_; }
+  /// Entries in strictly increasing (row, column) order.
+  bool sorted() const noexcept { return sorted_; }
+
+  std::size_t bytes() const noexcept {
+    return row_idx_.bytes() + col_idx_.bytes() + values_.bytes();
+  }
+  Coo to(Space space) const;
+  Coo clone() const { return to(this->space_); }
+
+ private:
+  Array<I> row_idx_;
+  Array<I> col_idx_;
+  Array<T> values_;
+  bool sorted_ = true;
+};
+
+}  // namespace spx

@@ -1,0 +1,66 @@
+// The set of formats as variants: `Matrix<T, I>` owns any format,
+// `MatrixRef<T, I>` points at one. Generic code (the registry, the benchmark,
+// the CLI) works with these; users normally hold a concrete format.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <variant>
+
+#include "spx/formats/coo.hpp"
+#include "spx/formats/csc.hpp"
+#include "spx/formats/csr.hpp"
+
+namespace spx {
+
+template <Value T, Index I>
+using Matrix = std::variant<Coo<T, I>, Csr<T, I>, Csc<T, I>>;
+
+template <Value T, Index I>
+using MatrixRef = std::variant<const Coo<T, I>*, const Csr<T, I>*, const Csc<T, I>*>;
+
+/// A format type of SpX.
+template <class M>
+concept SparseMatrix = requires(const M& m) {
+  typename M::value_type;
+  typename M::index_type;
+  { M::kFormat } -> std::convertible_to<Format>;
+  { m.rows() } -> std::convertible_to<std::int64_t>;
+  { m.cols() } -> std::convertible_to<std::int64_t>;
+  { m.nnz() } -> std::convertible_to<std::int64_t>;
+  { m.bytes() } -> std::convertible_to<std::size_t>;
+  { m.space() } -> std::convertible_to<Space>;
+};
+
+template <Value T, Index I>
+MatrixRef<T, I> ref(const Matrix<T, I>& m) {
+  return std::visit([](const auto& a) { return MatrixRef<T, I>{&a}; }, m);
+}
+
+/// Shape, format and space of any matrix reference.
+template <Value T, Index I>
+Format format_of(MatrixRef<T, I> m) {
+  return std::visit([](auto* a) { return std::remove_pointer_t<decltype(a)>::kFormat; }, m);
+}
+template <Value T, Index I>
+std::int64_t rows_of(MatrixRef<T, I> m) {
+  return std::visit([](auto* a) { return static_cast<std::int64_t>(a->rows()); }, m);
+}
+template <Value T, Index I>
+std::int64_t cols_of(MatrixRef<T, I> m) {
+  return std::visit([](auto* a) { return static_cast<std::int64_t>(a->cols()); }, m);
+}
+template <Value T, Index I>
+std::int64_t nnz_of(MatrixRef<T, I> m) {
+  return std::visit([](auto* a) { return a->nnz(); }, m);
+}
+template <Value T, Index I>
+std::size_t bytes_of(MatrixRef<T, I> m) {
+  return std::visit([](auto* a) { return a->bytes(); }, m);
+}
+template <Value T, Index I>
+Space space_of(MatrixRef<T, I> m) {
+  return std::visit([](auto* a) { return a->space(); }, m);
+}
+
+}  // namespace spx

@@ -1,0 +1,101 @@
+// The kernel registry. Every kernel is registered once with the operation,
+// format, algorithm and backend it implements, whether it is bitwise
+// reproducible, a `can_run` query that returns the reason it cannot run on a
+// matrix (empty when it can), and its launch function. Tests, the benchmark
+// and the advisor enumerate the registry, so a registered kernel is tested and
+// benchmarked without further wiring.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spx/core/enums.hpp"
+#include "spx/core/types.hpp"
+#include "spx/matrix.hpp"
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*
+
+namespace spx {
+
+/// Where and how a kernel runs. `stream` is a cudaStream_t (nullptr: the
+/// default stream); CPU kernels ignore it.
+struct ExecContext {
+  CUstream_st* stream = nullptr;
+};
+
+struct KernelInfo {
+  Op op = Op::Spmv;
+  Format format = Format::Csr;
+  Algorithm algorithm = Algorithm::Auto;
+  Backend backend = Backend::Cpu;
+  bool deterministic = true;  ///< bitwise identical results run to run
+  bool baseline = false;      ///< a third-party implementation (cuSPARSE, Eigen)
+};
+
+/// y = alpha*A*x + beta*y. The dispatcher has validated shapes and spaces and
+/// handled the trivial cases (no rows, no nonzeros, alpha = 0): a kernel sees
+/// rows > 0, nnz > 0, alpha != 0. With beta = 0 it must not read y.
+template <Value T, Index I>
+struct SpmvKernel {
+  KernelInfo info;
+  std::function<std::string(MatrixRef<T, I>)> can_run;
+  std::function<void(T alpha, MatrixRef<T, I> A, const T* x, T beta, T* y, const ExecContext&)>
+      run;
+};
+
+template <Value T, Index I>
+class Registry {
+ public:
+  /// The registry with every kernel compiled into this build.
+  static const Registry& instance();
+
+  std::span<const SpmvKernel<T, I>> spmv_kernels() const { return spmv_; }
+  /// nullptr when no kernel is registered for the triple.
+  const SpmvKernel<T, I>* find_spmv(Format f, Algorithm a, Backend b) const;
+  /// The algorithm `Auto` resolves to for this matrix on backend `b`.
+  /// Throws Unsupported when no rule is registered.
+  Algorithm choose_spmv(MatrixRef<T, I> A, Backend b) const;
+
+  // ---- registration (used by the backends while the registry is built) ----
+
+  /// Registers a kernel written for one concrete format `M`.
+  template <class M>
+  void add_spmv(KernelInfo info, std::function<std::string(const M&)> can_run,
+                std::function<void(T, const M&, const T*, T, T*, const ExecContext&)> run) {
+    info.op = Op::Spmv;
+    info.format = M::kFormat;
+    spmv_.push_back(SpmvKernel<T, I>{
+        info,
+        [can_run](MatrixRef<T, I> A) { return can_run(*std::get<const M*>(A)); },
+        [run](T alpha, MatrixRef<T, I> A, const T* x, T beta, T* y, const ExecContext& ctx) {
+          run(alpha, *std::get<const M*>(A), x, beta, y, ctx);
+        }});
+  }
+  /// Sets the rule that resolves `Auto` for format `M` on `backend`.
+  template <class M>
+  void set_spmv_auto(Backend backend, std::function<Algorithm(const M&)> rule) {
+    auto_rules_.push_back({M::kFormat, backend, [rule](MatrixRef<T, I> A) {
+                             return rule(*std::get<const M*>(A));
+                           }});
+  }
+
+ private:
+  Registry();
+  struct AutoRule {
+    Format format;
+    Backend backend;
+    std::function<Algorithm(MatrixRef<T, I>)> rule;
+  };
+  std::vector<SpmvKernel<T, I>> spmv_;
+  std::vector<AutoRule> auto_rules_;
+};
+
+/// A `can_run` that always accepts.
+template <class M>
+std::string always(const M&) {
+  return {};
+}
+
+}  // namespace spx

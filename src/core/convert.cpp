@@ -1,0 +1,225 @@
+// Host conversions between COO, CSR and CSC, the generic convert() entry, and
+// type casts.
+#include "spx/convert.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/checked.hpp"
+#include "core/convert_formats.hpp"
+#include "core/instantiate.hpp"
+
+namespace spx {
+namespace detail {
+
+void require_host(Space s, std::string_view what) {
+  if (s != Space::Host)
+    throw Unsupported(fmt::format("{}: host conversion of a matrix in device memory (copy it with "
+                                  ".to(Space::Host) first)",
+                                  what));
+}
+
+}  // namespace detail
+
+namespace {
+
+/// Counting sort of (outer, inner, value) triplets by outer index into
+/// compressed form, then per-slice sort by inner index and summation of
+/// duplicates. O(nnz + outer) plus the per-slice sorts.
+template <Value T, Index I>
+void compress(I outer, const I* outer_idx, const I* inner_idx, const T* vals, std::int64_t n,
+              Array<I>& ptr_out, Array<I>& idx_out, Array<T>& val_out) {
+  detail::checked_index<I>(n, "number of entries");
+  std::vector<I> count(static_cast<std::size_t>(outer) + 1, 0);
+  for (std::int64_t k = 0; k < n; ++k) ++count[outer_idx[k] + 1];
+  std::partial_sum(count.begin(), count.end(), count.begin());
+  std::vector<I> idx(n);
+  std::vector<T> val(n);
+  {
+    std::vector<I> next(count.begin(), count.end() - 1);
+    for (std::int64_t k = 0; k < n; ++k) {
+      const I dst = next[outer_idx[k]]++;
+      idx[dst] = inner_idx[k];
+      val[dst] = vals[k];
+    }
+  }
+  // Sort each slice by inner index (stable, so duplicates keep file order and
+  // their sum is reproducible), then count the unique entries per slice.
+  std::vector<I> unique(static_cast<std::size_t>(outer) + 1, 0);
+#pragma omp parallel
+  {
+    std::vector<std::pair<I, T>> buf;
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t r = 0; r < outer; ++r) {
+      const I b = count[r], e = count[r + 1];
+      bool sorted = true;
+      for (I k = b + 1; k < e && sorted; ++k) sorted = idx[k - 1] < idx[k];
+      if (!sorted) {
+        buf.clear();
+        for (I k = b; k < e; ++k) buf.emplace_back(idx[k], val[k]);
+        std::stable_sort(buf.begin(), buf.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (I k = b; k < e; ++k) std::tie(idx[k], val[k]) = buf[k - b];
+      }
+      I u = 0;
+      for (I k = b; k < e; ++k) u += (k == b || idx[k] != idx[k - 1]) ? 1 : 0;
+      unique[r + 1] = u;
+    }
+  }
+  std::partial_sum(unique.begin(), unique.end(), unique.begin());
+  const std::int64_t nnz = unique[outer];
+  ptr_out = Array<I>(unique);
+  idx_out = Array<I>(static_cast<std::size_t>(nnz));
+  val_out = Array<T>(static_cast<std::size_t>(nnz));
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int64_t r = 0; r < outer; ++r) {
+    I out = unique[r] - 1;
+    for (I k = count[r]; k < count[r + 1]; ++k) {
+      if (k == count[r] || idx[k] != idx[k - 1]) {
+        ++out;
+        idx_out[out] = idx[k];
+        val_out[out] = val[k];
+      } else {
+        val_out[out] += val[k];
+      }
+    }
+  }
+}
+
+/// Transposes compressed storage (CSR ↔ CSC): output slices come out sorted.
+template <Value T, Index I>
+void transpose_compressed(I outer, I inner, const Array<I>& ptr, const Array<I>& idx,
+                          const Array<T>& val, Array<I>& tptr, Array<I>& tidx, Array<T>& tval) {
+  const std::size_t nnz = idx.size();
+  std::vector<I> count(static_cast<std::size_t>(inner) + 1, 0);
+  for (std::size_t k = 0; k < nnz; ++k) ++count[idx[k] + 1];
+  std::partial_sum(count.begin(), count.end(), count.begin());
+  tptr = Array<I>(count);
+  tidx = Array<I>(nnz);
+  tval = Array<T>(nnz);
+  std::vector<I> next(count.begin(), count.end() - 1);
+  for (I r = 0; r < outer; ++r)
+    for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
+      const I dst = next[idx[k]]++;
+      tidx[dst] = r;
+      tval[dst] = val[k];
+    }
+}
+
+}  // namespace
+
+template <Value T, Index I>
+Csr<T, I> to_csr(const Coo<T, I>& A) {
+  detail::require_host(A.space(), "COO to CSR");
+  Array<I> ptr, idx;
+  Array<T> val;
+  compress<T, I>(A.rows(), A.row_idx().data(), A.col_idx().data(), A.values().data(), A.nnz(),
+                 ptr, idx, val);
+  return Csr<T, I>(A.rows(), A.cols(), std::move(ptr), std::move(idx), std::move(val),
+                   Check::Trusted);
+}
+
+template <Value T, Index I>
+Coo<T, I> sort_coo(const Coo<T, I>& A) {
+  if (A.sorted()) return A.clone();
+  return to_coo(to_csr(A));
+}
+
+template <Value T, Index I>
+Csr<T, I> to_csr(const Csc<T, I>& A) {
+  detail::require_host(A.space(), "CSC to CSR");
+  Array<I> ptr, idx;
+  Array<T> val;
+  transpose_compressed<T, I>(A.cols(), A.rows(), A.col_ptr(), A.row_idx(), A.values(), ptr, idx,
+                             val);
+  return Csr<T, I>(A.rows(), A.cols(), std::move(ptr), std::move(idx), std::move(val),
+                   Check::Trusted);
+}
+
+template <Value T, Index I>
+Csc<T, I> to_csc(const Csr<T, I>& A) {
+  detail::require_host(A.space(), "CSR to CSC");
+  Array<I> ptr, idx;
+  Array<T> val;
+  transpose_compressed<T, I>(A.rows(), A.cols(), A.row_ptr(), A.col_idx(), A.values(), ptr, idx,
+                             val);
+  return Csc<T, I>(A.rows(), A.cols(), std::move(ptr), std::move(idx), std::move(val),
+                   Check::Trusted);
+}
+
+template <Value T, Index I>
+Coo<T, I> to_coo(const Csr<T, I>& A) {
+  detail::require_host(A.space(), "CSR to COO");
+  Array<I> rows(static_cast<std::size_t>(A.nnz()));
+  const auto& ptr = A.row_ptr();
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (std::int64_t r = 0; r < A.rows(); ++r)
+    for (I k = ptr[r]; k < ptr[r + 1]; ++k) rows[k] = static_cast<I>(r);
+  return Coo<T, I>(A.rows(), A.cols(), std::move(rows), A.col_idx().clone(), A.values().clone(),
+                   Check::Trusted);
+}
+
+template <Value T, Index I>
+Matrix<T, I> convert(const Csr<T, I>& A, Format to, const ConvertOptions& options) {
+  detail::require_host(A.space(), "convert");
+  switch (to) {
+    case Format::Csr:
+      return A.clone();
+    case Format::Coo:
+      return to_coo(A);
+    case Format::Csc:
+      return to_csc(A);
+    default:
+      return detail::convert_other(A, to, options);
+  }
+}
+
+template <Value T, Index I>
+Csr<T, I> to_csr(MatrixRef<T, I> A) {
+  return std::visit(
+      [](auto* m) -> Csr<T, I> {
+        using M = std::remove_cvref_t<decltype(*m)>;
+        if constexpr (std::is_same_v<M, Csr<T, I>>) {
+          return m->clone();
+        } else {
+          return to_csr(*m);
+        }
+      },
+      A);
+}
+
+template <Value U, Index J, Value T, Index I>
+Csr<U, J> cast(const Csr<T, I>& A) {
+  detail::require_host(A.space(), "cast");
+  const J rows = detail::checked_index<J>(A.rows(), "rows");
+  const J cols = detail::checked_index<J>(A.cols(), "cols");
+  detail::checked_index<J>(A.nnz(), "nnz");
+  auto convert_array = []<class To, class From>(const Array<From>& a, std::type_identity<To>) {
+    Array<To> out(a.size());
+    for (std::size_t k = 0; k < a.size(); ++k) out[k] = static_cast<To>(a[k]);
+    return out;
+  };
+  return Csr<U, J>(rows, cols, convert_array(A.row_ptr(), std::type_identity<J>{}),
+                   convert_array(A.col_idx(), std::type_identity<J>{}),
+                   convert_array(A.values(), std::type_identity<U>{}), Check::Trusted);
+}
+
+#define SPX_INST(T, I)                                                               \
+  template Csr<T, I> to_csr(const Coo<T, I>&);                                      \
+  template Csr<T, I> to_csr(const Csc<T, I>&);                                      \
+  template Coo<T, I> to_coo(const Csr<T, I>&);                                      \
+  template Csc<T, I> to_csc(const Csr<T, I>&);                                      \
+  template Coo<T, I> sort_coo(const Coo<T, I>&);                                    \
+  template Matrix<T, I> convert(const Csr<T, I>&, Format, const ConvertOptions&);   \
+  template Csr<T, I> to_csr(MatrixRef<T, I>);                                       \
+  template Csr<float, std::int32_t> cast(const Csr<T, I>&);                         \
+  template Csr<float, std::int64_t> cast(const Csr<T, I>&);                         \
+  template Csr<double, std::int32_t> cast(const Csr<T, I>&);                        \
+  template Csr<double, std::int64_t> cast(const Csr<T, I>&);
+SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+#undef SPX_INST
+
+}  // namespace spx

@@ -1,0 +1,26 @@
+// Dispatch of CSR → the padded and blocked formats.
+#include <fmt/format.h>
+
+#include "core/convert_formats.hpp"
+#include "core/instantiate.hpp"
+
+namespace spx {
+
+bool convertible(Format f) noexcept {
+  return f == Format::Coo || f == Format::Csr || f == Format::Csc;
+}
+
+namespace detail {
+
+template <Value T, Index I>
+Matrix<T, I> convert_other(const Csr<T, I>&, Format to, const ConvertOptions&) {
+  throw Unsupported(fmt::format("conversion to {} is not implemented in this build", to_string(to)));
+}
+
+#define SPX_INST(T, I) \
+  template Matrix<T, I> convert_other(const Csr<T, I>&, Format, const ConvertOptions&);
+SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+#undef SPX_INST
+
+}  // namespace detail
+}  // namespace spx

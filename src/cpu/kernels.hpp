@@ -1,0 +1,28 @@
+// Declarations of the OpenMP kernels, one group per format. Each is defined
+// in src/cpu/<format>.cpp and registered in src/cpu/register.cpp.
+#pragma once
+
+#include "spx/matrix.hpp"
+#include "spx/registry.hpp"
+
+namespace spx::cpu {
+
+// CSR (csr.cpp)
+template <Value T, Index I>
+void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
+// COO (coo.cpp)
+template <Value T, Index I>
+void spmv_coo_segments(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+template <Value T, Index I>
+void spmv_coo_private(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+template <Value T, Index I>
+void spmv_coo_atomic(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
+// CSC (csc.cpp)
+template <Value T, Index I>
+void spmv_csc_private(T alpha, const Csc<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+template <Value T, Index I>
+void spmv_csc_atomic(T alpha, const Csc<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
+}  // namespace spx::cpu
