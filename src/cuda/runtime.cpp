@@ -12,6 +12,8 @@ namespace spx {
 namespace detail {
 
 void* device_malloc(std::size_t bytes) {
+  if (!cuda_available())
+    throw Unsupported(fmt::format("device allocation of {} bytes: no usable CUDA device", bytes));
   void* p = nullptr;
   cudaError_t err = cudaMalloc(&p, bytes);
   if (err == cudaErrorMemoryAllocation) {
