@@ -16,18 +16,19 @@ constexpr std::size_t kHostAlignment = 64;
 
 void* allocate(std::size_t bytes, Space space) {
   if (space == Space::Device) return device_malloc(bytes);
-  try {
-    return ::operator new(bytes, std::align_val_t{kHostAlignment});
-  } catch (const std::bad_alloc&) {
+  // aligned_alloc wants a multiple of the alignment.
+  const std::size_t rounded = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
+  void* p = rounded >= bytes ? std::aligned_alloc(kHostAlignment, rounded) : nullptr;
+  if (p == nullptr)
     throw OutOfMemory(fmt::format("host allocation of {} bytes failed", bytes), bytes);
-  }
+  return p;
 }
 
 void deallocate(void* p, Space space) noexcept {
   if (space == Space::Device) {
     device_free(p);
   } else {
-    ::operator delete(p, std::align_val_t{kHostAlignment});
+    std::free(p);
   }
 }
 

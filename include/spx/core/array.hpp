@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
+#include <string>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -35,6 +37,9 @@ class Array {
   Array() = default;
   /// `n` uninitialized elements in `space`.
   explicit Array(std::size_t n, Space space = Space::Host) : size_(n), space_(space) {
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T))
+      throw OutOfMemory("array of " + std::to_string(n) + " elements exceeds the address space",
+                        std::numeric_limits<std::size_t>::max());
     if (n > 0) data_ = static_cast<T*>(detail::allocate(n * sizeof(T), space));
   }
   /// Host array copied from `values`.
