@@ -13,7 +13,9 @@ void spmv_hll_rows(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y, const 
   const I* col = A.col_idx().data();
   const I* len = A.row_len().data();
   const I* hack_ptr = A.hack_ptr().data();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_for(A.nnz() + rows))
+  // Chunks of about kEllBlock rows keep the scheduling overhead small.
+  const std::int64_t chunk = std::max<std::int64_t>(1, kEllBlock / H);
+#pragma omp parallel for schedule(dynamic, chunk) num_threads(threads_for(A.nnz() + rows))
   for (std::int64_t h = 0; h < A.num_hacks(); ++h) {
     const std::int64_t first = h * H, n = std::min(H, rows - first), off = hack_ptr[h];
     ell_group_spmv<T, I>(alpha, val + off, col + off, n, n, len + first, x, beta, y,

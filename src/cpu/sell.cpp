@@ -18,7 +18,9 @@ void spmv_sell_rows(T alpha, const Sell<T, I>& A, const T* x, T beta, T* y, cons
   const I* len = A.row_len().data();
   const I* slice_ptr = A.slice_ptr().data();
   const I* perm = A.perm().empty() ? nullptr : A.perm().data();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_for(A.nnz() + rows))
+  // Chunks of about kEllBlock rows keep the scheduling overhead small.
+  const std::int64_t chunk = std::max<std::int64_t>(1, kEllBlock / C);
+#pragma omp parallel for schedule(dynamic, chunk) num_threads(threads_for(A.nnz() + rows))
   for (std::int64_t s = 0; s < A.num_slices(); ++s) {
     const std::int64_t first = s * C, off = slice_ptr[s];
     const auto row_of = [first, perm](std::int64_t r) -> std::int64_t {
