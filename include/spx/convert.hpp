@@ -42,6 +42,44 @@ Csc<T, I> to_csc(const Csr<T, I>& A);
 template <Value T, Index I>
 Coo<T, I> sort_coo(const Coo<T, I>& A);
 
+// ---- ELLPACK family, HYB, JAD ----------------------------------------------
+// CSR → format conversions refuse (Unsupported, naming the size) when the
+// padded storage would exceed the budget of ConvertOptions or its offsets
+// would not fit the index type ("index overflow"); they throw InvalidInput
+// for invalid parameters. Format → CSR is exact: padding never reappears.
+
+/// ELL of width = the longest row.
+template <Value T, Index I>
+Ell<T, I> to_ell(const Csr<T, I>& A, const ConvertOptions& options = {});
+template <Value T, Index I>
+Csr<T, I> to_csr(const Ell<T, I>& A);
+
+/// SELL-C-σ with C = slice_size, σ = sigma, widths padded to a multiple of
+/// threads_per_row.
+template <Value T, Index I>
+Sell<T, I> to_sell(const Csr<T, I>& A, const ConvertOptions& options = {});
+template <Value T, Index I>
+Csr<T, I> to_csr(const Sell<T, I>& A);
+
+/// HLL with hacks of hack_size rows.
+template <Value T, Index I>
+Hll<T, I> to_hll(const Csr<T, I>& A, const ConvertOptions& options = {});
+template <Value T, Index I>
+Csr<T, I> to_csr(const Hll<T, I>& A);
+
+/// HYB with ELL width K = hyb_width (at most the longest row), or Bell and
+/// Garland's K when hyb_width = -1.
+template <Value T, Index I>
+Hyb<T, I> to_hyb(const Csr<T, I>& A, const ConvertOptions& options = {});
+template <Value T, Index I>
+Csr<T, I> to_csr(const Hyb<T, I>& A);
+
+/// JAD (no parameters; no padding, so no refusal).
+template <Value T, Index I>
+Jad<T, I> to_jad(const Csr<T, I>& A, const ConvertOptions& options = {});
+template <Value T, Index I>
+Csr<T, I> to_csr(const Jad<T, I>& A);
+
 // ---- generic ----------------------------------------------------------------
 
 /// CSR → any format.

@@ -10,14 +10,22 @@
 #include "spx/formats/coo.hpp"
 #include "spx/formats/csc.hpp"
 #include "spx/formats/csr.hpp"
+#include "spx/formats/ell.hpp"
+#include "spx/formats/hll.hpp"
+#include "spx/formats/hyb.hpp"
+#include "spx/formats/jad.hpp"
+#include "spx/formats/sell.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
-using Matrix = std::variant<Coo<T, I>, Csr<T, I>, Csc<T, I>>;
+using Matrix = std::variant<Coo<T, I>, Csr<T, I>, Csc<T, I>, Ell<T, I>, Sell<T, I>, Hll<T, I>,
+                            Hyb<T, I>, Jad<T, I>>;
 
 template <Value T, Index I>
-using MatrixRef = std::variant<const Coo<T, I>*, const Csr<T, I>*, const Csc<T, I>*>;
+using MatrixRef =
+    std::variant<const Coo<T, I>*, const Csr<T, I>*, const Csc<T, I>*, const Ell<T, I>*,
+                 const Sell<T, I>*, const Hll<T, I>*, const Hyb<T, I>*, const Jad<T, I>*>;
 
 /// A format type of SpX.
 template <class M>

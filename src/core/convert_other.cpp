@@ -7,14 +7,41 @@
 namespace spx {
 
 bool convertible(Format f) noexcept {
-  return f == Format::Coo || f == Format::Csr || f == Format::Csc;
+  switch (f) {
+    case Format::Coo:
+    case Format::Csr:
+    case Format::Csc:
+    case Format::Ell:
+    case Format::Sell:
+    case Format::Hll:
+    case Format::Hyb:
+    case Format::Jad:
+      return true;
+    default:
+      return false;
+  }
 }
 
 namespace detail {
 
 template <Value T, Index I>
-Matrix<T, I> convert_other(const Csr<T, I>&, Format to, const ConvertOptions&) {
-  throw Unsupported(fmt::format("conversion to {} is not implemented in this build", to_string(to)));
+Matrix<T, I> convert_other(const Csr<T, I>& A, Format to, const ConvertOptions& options) {
+  switch (to) {
+    case Format::Ell:
+      return to_ell(A, options);
+    case Format::Sell:
+      return to_sell(A, options);
+    case Format::Hll:
+      return to_hll(A, options);
+    case Format::Hyb:
+      return to_hyb(A, options);
+    case Format::Jad:
+      return to_jad(A, options);
+    default:
+      break;
+  }
+  throw Unsupported(
+      fmt::format("conversion to {} is not implemented in this build", to_string(to)));
 }
 
 #define SPX_INST(T, I) \

@@ -25,4 +25,16 @@ void spmv_csc_private(T alpha, const Csc<T, I>& A, const T* x, T beta, T* y, con
 template <Value T, Index I>
 void spmv_csc_atomic(T alpha, const Csc<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
+// ELL (ell.cpp), SELL (sell.cpp), HLL (hll.cpp), HYB (hyb.cpp), JAD (jad.cpp)
+template <Value T, Index I>
+void spmv_ell_rows(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+template <Value T, Index I>
+void spmv_sell_rows(T alpha, const Sell<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+template <Value T, Index I>
+void spmv_hll_rows(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+template <Value T, Index I>
+void spmv_hyb_rows(T alpha, const Hyb<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+template <Value T, Index I>
+void spmv_jad_rows(T alpha, const Jad<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
 }  // namespace spx::cpu

@@ -13,6 +13,16 @@ void cpu_scale(T beta, T* y, std::int64_t n) {
 template void cpu_scale(float, float*, std::int64_t);
 template void cpu_scale(double, double*, std::int64_t);
 
+/// Registers the `CpuRows` kernel of format M and makes it M's Auto choice.
+template <class M, Value T, Index I>
+void add_rows_kernel(Registry<T, I>& reg,
+                     void (*run)(T, const M&, const T*, T, T*, const ExecContext&)) {
+  reg.template add_spmv<M>(
+      KernelInfo{Op::Spmv, M::kFormat, Algorithm::CpuRows, Backend::Cpu, true, false}, always<M>,
+      run);
+  reg.template set_spmv_auto<M>(Backend::Cpu, [](const M&) { return Algorithm::CpuRows; });
+}
+
 template <Value T, Index I>
 void register_cpu_kernels(Registry<T, I>& reg) {
   using CsrM = Csr<T, I>;
@@ -52,6 +62,14 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   reg.template set_spmv_auto<CscM>(Backend::Cpu, [](const CscM& A) {
     return cpu::private_fits<T>(A.rows()).empty() ? Algorithm::CpuPrivate : Algorithm::CpuAtomic;
   });
+
+  // ELL, SELL, HLL, HYB, JAD: one kernel each (thread per block of rows,
+  // slices or hacks), which runs on any matrix of the format.
+  add_rows_kernel<Ell<T, I>>(reg, cpu::spmv_ell_rows<T, I>);
+  add_rows_kernel<Sell<T, I>>(reg, cpu::spmv_sell_rows<T, I>);
+  add_rows_kernel<Hll<T, I>>(reg, cpu::spmv_hll_rows<T, I>);
+  add_rows_kernel<Hyb<T, I>>(reg, cpu::spmv_hyb_rows<T, I>);
+  add_rows_kernel<Jad<T, I>>(reg, cpu::spmv_jad_rows<T, I>);
 }
 
 #define SPX_INST(T, I) template void register_cpu_kernels(Registry<T, I>&);
