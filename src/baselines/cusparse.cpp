@@ -30,9 +30,11 @@
 namespace spx::baselines {
 namespace {
 
-void check(cusparseStatus_t status, std::string_view what) {
+/// Throws CudaError naming the call (and the algorithm, when given).
+void check(cusparseStatus_t status, std::string_view call, std::string_view alg = {}) {
   if (status != CUSPARSE_STATUS_SUCCESS)
-    throw CudaError(fmt::format("{} failed: {} (cuSPARSE status {})", what,
+    throw CudaError(fmt::format("{}{}{}{} failed: {} (cuSPARSE status {})", call,
+                                alg.empty() ? "" : " (", alg, alg.empty() ? "" : ")",
                                 cusparseGetErrorString(status), static_cast<int>(status)));
 }
 
@@ -120,12 +122,16 @@ void run(const M& A, cusparseSpMVAlg_t alg, std::string_view name, bool preproce
         std::size_t bytes = 0;
         check(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat, vx.d,
                                       &beta, vy.d, type, alg, &bytes),
-              fmt::format("cusparseSpMV_bufferSize ({})", name));
+              "cusparseSpMV_bufferSize", name);
         p.buffer = Array<std::byte>(bytes, Space::Device);
         if (preprocess) {
-          check(cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat, vx.d,
-                                        &beta, vy.d, type, alg, p.buffer.data()),
-                fmt::format("cusparseSpMV_preprocess ({})", name));
+          // Optional in cuSPARSE: an algorithm without a preprocessing step
+          // may answer NOT_SUPPORTED, and then runs without one.
+          const cusparseStatus_t status =
+              cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat, vx.d,
+                                      &beta, vy.d, type, alg, p.buffer.data());
+          if (status != CUSPARSE_STATUS_NOT_SUPPORTED)
+            check(status, "cusparseSpMV_preprocess", name);
           // Later calls may come on other streams: finish before sharing.
           cuda::check(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize(cuSPARSE plan)");
         }
@@ -133,7 +139,7 @@ void run(const M& A, cusparseSpMVAlg_t alg, std::string_view name, bool preproce
       });
   check(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan.mat, vx.d, &beta, vy.d, type,
                      alg, plan.buffer.data()),
-        fmt::format("cusparseSpMV ({})", name));
+        "cusparseSpMV", name);
 }
 
 template <Value T, Index I>
