@@ -107,6 +107,20 @@ void add_carries(std::int64_t n, const I* carry_row, const T* carry_val, std::in
   check_launch("add_carries_kernel");
 }
 
+/// Per-call carry-outs: n rows and n values in one stream-ordered allocation.
+template <class T, class I>
+class Carries {
+ public:
+  Carries(std::size_t n, cudaStream_t stream)
+      : offset_((n * sizeof(I) + 255) / 256 * 256), scratch_(offset_ + n * sizeof(T), stream) {}
+  I* rows() const { return scratch_.as<I>(); }
+  T* values() const { return reinterpret_cast<T*>(scratch_.as<unsigned char>() + offset_); }
+
+ private:
+  std::size_t offset_;  ///< bytes before the values, a multiple of 256
+  StreamScratch scratch_;
+};
+
 // ---- balanced (CSR-I) ---------------------------------------------------------
 
 /// Nonzeros [w*chunk, (w+1)*chunk) go to warp w. Warp w stores the rows
@@ -482,26 +496,26 @@ void spmv_csr_balanced(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y,
                        const ExecContext& ctx) {
   const BalancedPlan<I>& plan = balanced_plan(A, ctx.stream);
   const auto n = static_cast<std::size_t>(plan.warps);
-  StreamScratch carry_row(n * sizeof(I), ctx.stream), carry_val(n * sizeof(T), ctx.stream);
+  const Carries<T, I> carries(n, ctx.stream);
   const unsigned grid = grid_size(plan.warps * kWarpSize, kBlock, "csr_balanced_kernel");
   csr_balanced_kernel<<<grid, kBlock, 0, ctx.stream>>>(
       A.rows(), A.nnz(), A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, beta,
-      y, plan.warp_row.data(), plan.chunk, plan.warps, carry_row.as<I>(), carry_val.as<T>());
+      y, plan.warp_row.data(), plan.chunk, plan.warps, carries.rows(), carries.values());
   check_launch("csr_balanced_kernel");
-  add_carries(plan.warps, carry_row.as<I>(), carry_val.as<T>(), A.rows(), alpha, y, ctx.stream);
+  add_carries(plan.warps, carries.rows(), carries.values(), A.rows(), alpha, y, ctx.stream);
 }
 
 template <Value T, Index I>
 void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
   const MergePlan<I>& plan = merge_plan(A, ctx.stream);
   const auto n = static_cast<std::size_t>(plan.blocks);
-  StreamScratch carry_row(n * sizeof(I), ctx.stream), carry_val(n * sizeof(T), ctx.stream);
+  const Carries<T, I> carries(n, ctx.stream);
   const unsigned grid = grid_size(plan.blocks * kBlock, kBlock, "csr_merge_kernel");
   csr_merge_kernel<<<grid, kBlock, 0, ctx.stream>>>(
       A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, beta, y,
-      plan.coords.data(), carry_row.as<I>(), carry_val.as<T>());
+      plan.coords.data(), carries.rows(), carries.values());
   check_launch("csr_merge_kernel");
-  add_carries(plan.blocks, carry_row.as<I>(), carry_val.as<T>(), A.rows(), alpha, y, ctx.stream);
+  add_carries(plan.blocks, carries.rows(), carries.values(), A.rows(), alpha, y, ctx.stream);
 }
 
 template <Value T, Index I>
