@@ -1,11 +1,47 @@
 // The CUDA backend's entries in the kernel registry, and its Auto rules.
+//
+// Determinism (KernelInfo::deterministic, reported in RunInfo and the
+// benchmark JSON): every CSR kernel is bitwise reproducible run to run
+// (scalar, vector and adaptive reduce in a fixed order; balanced and merge
+// path fix up carry-outs in a fixed order, without atomics). The COO kernel is
+// not: it adds run sums with atomics. Among the baselines, cuSPARSE ALG2 (CSR
+// and COO) is documented as reproducible, ALG1 is not.
+#include "baselines/cusparse.hpp"
 #include "core/backend.hpp"
 #include "core/instantiate.hpp"
+#include "cuda/kernels.hpp"
 
 namespace spx::detail {
 
 template <Value T, Index I>
-void register_cuda_kernels(Registry<T, I>&) {}
+void register_cuda_kernels(Registry<T, I>& reg) {
+  using CsrM = Csr<T, I>;
+  using CooM = Coo<T, I>;
+  const auto info = [](Algorithm a, bool deterministic) {
+    return KernelInfo{Op::Spmv, Format::Csr, a, Backend::Cuda, deterministic, false};
+  };
+
+  // CSR
+  reg.template add_spmv<CsrM>(info(Algorithm::Scalar, true), always<CsrM>,
+                              cuda::spmv_csr_scalar<T, I>);
+  reg.template add_spmv<CsrM>(info(Algorithm::Vector, true), always<CsrM>,
+                              cuda::spmv_csr_vector<T, I>);
+  reg.template add_spmv<CsrM>(info(Algorithm::Adaptive, true), always<CsrM>,
+                              cuda::spmv_csr_adaptive<T, I>);
+  reg.template add_spmv<CsrM>(info(Algorithm::Balanced, true), always<CsrM>,
+                              cuda::spmv_csr_balanced<T, I>);
+  reg.template add_spmv<CsrM>(info(Algorithm::MergePath, true), always<CsrM>,
+                              cuda::spmv_csr_merge<T, I>);
+  reg.template set_spmv_auto<CsrM>(Backend::Cuda, cuda::choose_csr<T, I>);
+
+  // COO
+  reg.template add_spmv<CooM>(info(Algorithm::Segmented, false), always<CooM>,
+                              cuda::spmv_coo_segmented<T, I>);
+  reg.template set_spmv_auto<CooM>(Backend::Cuda, [](const CooM&) { return Algorithm::Segmented; });
+
+  // Baselines (tests and benchmark only; Auto never picks them).
+  baselines::register_cusparse(reg);
+}
 
 #define SPX_INST(T, I) template void register_cuda_kernels(Registry<T, I>&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)

@@ -32,6 +32,10 @@ void device_free(void* p) noexcept { cudaFree(p); }
 
 void device_copy(void* dst, const void* src, std::size_t bytes) {
   cuda::check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
+  // From pageable host memory, cudaMemcpy may return before the data reaches
+  // the device; wait, so that kernels on any stream (non-blocking ones too)
+  // see it.
+  cuda::check(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize after cudaMemcpy");
 }
 
 }  // namespace detail

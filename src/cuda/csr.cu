@@ -1,0 +1,576 @@
+// CSR SpMV kernels (batched paper §3.4-3.5, SpMM paper §4, Merrill and
+// Garland's merge path), their launchers, the preprocessing they keep with the
+// matrix, and the Auto rule.
+//
+//   scalar, vector, adaptive  one kernel template, V lanes per row (V = 1, 32,
+//                             or the next power of two of the mean row length)
+//   balanced (CSR-I)          equal nonzeros per warp, precomputed first rows,
+//                             carry-out fix-up instead of atomics
+//   merge path                equal (rows + nonzeros) per block and thread,
+//                             carry-outs fixed up in the block and across blocks
+//
+// Every kernel here is deterministic: the order of every floating-point
+// addition depends only on the matrix and the launch geometry, never on timing.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/instantiate.hpp"
+#include "cuda/check.hpp"
+#include "cuda/kernels.hpp"
+#include "cuda/launch.hpp"
+#include "cuda/primitives.cuh"
+
+namespace spx::cuda {
+namespace {
+
+constexpr int kBlock = 256;  ///< threads per block, every kernel
+constexpr int kWarpsPerBlock = kBlock / kWarpSize;
+constexpr int kMergeItems = 7;                    ///< merge-path items per thread
+constexpr int kMergeTile = kBlock * kMergeItems;  ///< merge-path items per block
+constexpr std::int64_t kNoRow = INT64_MAX;        ///< key of lanes without a nonzero
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// ---- scalar / vector / adaptive ---------------------------------------------
+
+/// V consecutive lanes per row (V a power of two, 1..32).
+template <int V, class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    csr_rows_kernel(std::int64_t rows, const I* __restrict__ row_ptr, const I* __restrict__ col,
+                    const T* __restrict__ val, const T* __restrict__ x, T alpha, T beta,
+                    T* __restrict__ y) {
+  const std::int64_t thread = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
+  const std::int64_t row = thread / V;
+  const int sub = static_cast<int>(threadIdx.x % V);
+  const bool active = row < rows;  // lanes past the last row stay for the shuffles
+  // Phase 1: the row's V lanes stride over its nonzeros.
+  T sum = 0;
+  if (active) {
+    const std::int64_t end = row_ptr[row + 1];
+    for (std::int64_t k = std::int64_t{row_ptr[row]} + sub; k < end; k += V)
+      sum += val[k] * __ldg(x + col[k]);
+  }
+  // Phase 2: reduce over the row's lanes; every lane of the warp takes part.
+  sum = group_sum<V>(sum);
+  // Phase 3: the row's first lane stores.
+  if (active && sub == 0) store_axpby(y, row, alpha, sum, beta);
+}
+
+template <int V, class T, class I>
+void launch_rows(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStream_t stream) {
+  const std::int64_t rows = A.rows();
+  const unsigned grid = grid_size(rows * V, kBlock, "csr_rows_kernel");
+  csr_rows_kernel<V><<<grid, kBlock, 0, stream>>>(rows, A.row_ptr().data(), A.col_idx().data(),
+                                                  A.values().data(), x, alpha, beta, y);
+  check_launch("csr_rows_kernel");
+}
+
+// ---- carry-out fix-up (balanced and merge path) -----------------------------
+
+/// y[row] += alpha * (sum of the carries of that row). Carries of one row are
+/// consecutive (rows non-decreasing among valid entries); entries with a row
+/// outside [0, rows) carry nothing. One warp per entry: the warp at the first
+/// entry of a row's run sums the run in a fixed order, the others leave.
+template <class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    add_carries_kernel(std::int64_t n, const I* __restrict__ carry_row,
+                       const T* __restrict__ carry_val, std::int64_t rows, T alpha,
+                       T* __restrict__ y) {
+  const std::int64_t i = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) / kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
+  if (i >= n) return;  // warp-uniform
+  const std::int64_t row = carry_row[i];
+  if (row < 0 || row >= rows) return;                                       // warp-uniform
+  if (i > 0 && static_cast<std::int64_t>(carry_row[i - 1]) == row) return;  // not a run's first
+  // Phase 1: the lanes stride over the run until a window leaves it.
+  T sum = 0;
+  for (std::int64_t base = i;; base += kWarpSize) {
+    const std::int64_t j = base + lane;
+    const bool in_run = j < n && static_cast<std::int64_t>(carry_row[j]) == row;
+    if (in_run) sum += carry_val[j];
+    if (__ballot_sync(kFullMask, !in_run) != 0) break;
+  }
+  // Phase 2: reduce and add to the row, stored earlier by its owner.
+  sum = group_sum<kWarpSize>(sum);
+  if (lane == 0) y[row] += alpha * sum;
+}
+
+template <class T, class I>
+void add_carries(std::int64_t n, const I* carry_row, const T* carry_val, std::int64_t rows, T alpha,
+                 T* y, cudaStream_t stream) {
+  const unsigned grid = grid_size(n * kWarpSize, kBlock, "add_carries_kernel");
+  add_carries_kernel<<<grid, kBlock, 0, stream>>>(n, carry_row, carry_val, rows, alpha, y);
+  check_launch("add_carries_kernel");
+}
+
+/// Per-call carry-outs: n rows and n values in one stream-ordered allocation.
+template <class T, class I>
+class Carries {
+ public:
+  Carries(std::size_t n, cudaStream_t stream)
+      : offset_((n * sizeof(I) + 255) / 256 * 256), scratch_(offset_ + n * sizeof(T), stream) {}
+  I* rows() const { return scratch_.as<I>(); }
+  T* values() const { return reinterpret_cast<T*>(scratch_.as<unsigned char>() + offset_); }
+
+ private:
+  std::size_t offset_;  ///< bytes before the values, a multiple of 256
+  StreamScratch scratch_;
+};
+
+// ---- balanced (CSR-I) ---------------------------------------------------------
+
+/// Nonzeros [w*chunk, (w+1)*chunk) go to warp w. Warp w stores the rows
+/// [warp_row[w], warp_row[w+1]): the rows whose last nonzero lies in its chunk,
+/// plus the empty rows just after them (warp 0 also stores the empty rows
+/// before the first nonzero). warp_row[w] is the row holding nonzero w*chunk.
+template <class I>
+struct BalancedPlan {
+  std::int64_t chunk = 0;  ///< nonzeros per warp, a multiple of 32
+  std::int64_t warps = 0;
+  Array<I> warp_row;  ///< warps + 1 entries, device
+};
+
+template <class I>
+__global__ void balanced_plan_kernel(std::int64_t rows, const I* __restrict__ row_ptr,
+                                     std::int64_t chunk, std::int64_t warps,
+                                     I* __restrict__ warp_row) {
+  const std::int64_t w = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (w > warps) return;
+  std::int64_t row = 0;
+  if (w == warps) {
+    row = rows;
+  } else if (w > 0) {
+    row = upper_bound(row_ptr + 1, rows, w * chunk);  // the row holding nonzero w*chunk
+  }
+  warp_row[w] = static_cast<I>(row);
+}
+
+/// Stores beta*y in the empty rows [begin, end) of every lane with has_gap,
+/// the whole warp writing one lane's range at a time.
+template <class T>
+__device__ void fill_empty_rows(bool has_gap, std::int64_t begin, std::int64_t end, T beta, T* y,
+                                int lane) {
+  unsigned gaps = __ballot_sync(kFullMask, has_gap);
+  while (gaps != 0) {
+    const int src = __ffs(gaps) - 1;
+    gaps &= gaps - 1;
+    const std::int64_t b = __shfl_sync(kFullMask, begin, src);
+    const std::int64_t e = __shfl_sync(kFullMask, end, src);
+    for (std::int64_t r = b + lane; r < e; r += kWarpSize)
+      store_scaled(y, r, beta);
+  }
+}
+
+template <class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    csr_balanced_kernel(std::int64_t rows, std::int64_t nnz, const I* __restrict__ row_ptr,
+                        const I* __restrict__ col, const T* __restrict__ val,
+                        const T* __restrict__ x, T alpha, T beta, T* __restrict__ y,
+                        const I* __restrict__ warp_row, std::int64_t chunk, std::int64_t warps,
+                        I* __restrict__ carry_row, T* __restrict__ carry_val) {
+  const std::int64_t warp = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) / kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
+  if (warp >= warps) return;  // warp-uniform: the whole warp leaves
+  const std::int64_t k_begin = warp * chunk;
+  const std::int64_t k_end = min(k_begin + chunk, nnz);
+  const std::int64_t own_end = warp_row[warp + 1];
+
+  std::int64_t prev_row = std::int64_t{warp_row[warp]} - 1;  // row of the last nonzero seen
+  std::int64_t search_from = warp_row[warp];                 // no nonzero ahead is in a lower row
+  T carry = 0;           // partial sum of prev_row, not stored yet when `pending`
+  bool pending = false;  // prev_row continues beyond the nonzeros seen
+
+  for (std::int64_t base = k_begin; base < k_end; base += kWarpSize) {
+    const std::int64_t k = base + lane;
+    const bool valid = k < k_end;
+    const int last = static_cast<int>(min(std::int64_t{kWarpSize - 1}, k_end - 1 - base));
+
+    // Phase 1: the products of the window's 32 nonzeros (loads issued first).
+    T prod = valid ? val[k] * __ldg(x + col[k]) : T{0};
+
+    // Phase 2: each nonzero's row = search_from + (number of row ends <= k),
+    // reading the row ends 32 at a time (more rounds only across empty rows).
+    std::int64_t row = -1;
+    bool found = !valid;
+    for (std::int64_t r0 = search_from;; r0 += kWarpSize) {
+      const std::int64_t i = r0 + 1 + lane;
+      const std::int64_t row_end = i <= rows ? std::int64_t{row_ptr[i]} : kNoRow;
+      const int ends = warp_count_le(row_end, valid ? k : -1);
+      if (!found && ends < kWarpSize) {
+        row = r0 + ends;
+        found = true;
+      }
+      if (__all_sync(kFullMask, found)) break;
+    }
+    const std::int64_t key = valid ? row : kNoRow;
+
+    // Phase 3: a row left open by the previous window continues in lane 0.
+    if (lane == 0 && pending) prod += carry;
+
+    // Phase 4: sums over the runs of equal row.
+    unsigned heads = 0;
+    const T total = warp_run_scan(key, prod, lane, heads);
+
+    // Phase 5: store every row that ends in this window (all runs but perhaps
+    // the last, which may continue past the window).
+    bool complete = false;
+    if (valid && run_tail(heads, lane))
+      complete = lane != last || k + 1 == static_cast<std::int64_t>(row_ptr[row + 1]);
+    if (complete) store_axpby(y, row, alpha, total, beta);
+
+    // Phase 6: the empty rows between consecutive nonzeros' rows.
+    const std::int64_t before = __shfl_up_sync(kFullMask, key, 1);
+    const std::int64_t gap_begin = (lane == 0 ? prev_row : before) + 1;
+    fill_empty_rows(valid && row > gap_begin, gap_begin, row, beta, y, lane);
+
+    // Phase 7: the window's last row stays open if it did not end here.
+    pending = __shfl_sync(kFullMask, static_cast<int>(complete), last) == 0;
+    carry = __shfl_sync(kFullMask, total, last);
+    prev_row = __shfl_sync(kFullMask, row, last);
+    search_from = prev_row;
+  }
+
+  // Phase 8: empty rows after the last row ended here, up to the next warp's
+  // first row (none when the last row continues: then own_end == prev_row).
+  for (std::int64_t r = prev_row + 1 + lane; r < own_end; r += kWarpSize)
+    store_scaled(y, r, beta);
+
+  // Phase 9: carry-out of a row that continues into the next chunk.
+  if (lane == 0) {
+    carry_row[warp] = pending ? static_cast<I>(prev_row) : I{-1};
+    carry_val[warp] = pending ? carry : T{0};
+  }
+}
+
+template <class T, class I>
+const BalancedPlan<I>& balanced_plan(const Csr<T, I>& A, cudaStream_t stream) {
+  // One wave: as many warps as can be resident at once, equal nonzeros each.
+  int blocks_per_sm = 0;
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, csr_balanced_kernel<T, I>,
+                                                      kBlock, 0),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor(csr_balanced_kernel)");
+  const std::int64_t resident =
+      std::int64_t{std::max(blocks_per_sm, 1)} * kWarpsPerBlock * sm_count();
+  const std::int64_t nnz = A.nnz();
+  const std::int64_t chunk =
+      ceil_div(std::max<std::int64_t>(ceil_div(nnz, resident), 1), kWarpSize) * kWarpSize;
+  return A.structure_cache().template get<BalancedPlan<I>>(
+      cache_key(CacheTag::Balanced, static_cast<std::uint64_t>(chunk)), [&] {
+        BalancedPlan<I> plan;
+        plan.chunk = chunk;
+        plan.warps = ceil_div(nnz, chunk);
+        plan.warp_row = Array<I>(static_cast<std::size_t>(plan.warps + 1), Space::Device);
+        balanced_plan_kernel<<<grid_size(plan.warps + 1, kBlock, "balanced_plan_kernel"), kBlock, 0,
+                               stream>>>(A.rows(), A.row_ptr().data(), plan.chunk, plan.warps,
+                                         plan.warp_row.data());
+        check_launch("balanced_plan_kernel");
+        // Later calls may come on other streams: finish the plan before sharing it.
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(balanced plan)");
+        return plan;
+      });
+}
+
+// ---- merge path -------------------------------------------------------------
+
+/// Block b handles the merge-path items [b*tile, (b+1)*tile): coords[2b] rows
+/// and coords[2b+1] nonzeros are consumed before it.
+template <class I>
+struct MergePlan {
+  std::int64_t blocks = 0;
+  Array<I> coords;  ///< 2 * (blocks + 1) entries, device
+};
+
+template <class I>
+__global__ void merge_plan_kernel(std::int64_t rows, std::int64_t nnz,
+                                  const I* __restrict__ row_ptr, std::int64_t blocks,
+                                  I* __restrict__ coords) {
+  const std::int64_t b = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (b > blocks) return;
+  const std::int64_t d = min(b * kMergeTile, rows + nnz);
+  const std::int64_t r = merge_path_rows(
+      d, [row_ptr](std::int64_t i) { return row_ptr[i + 1]; }, rows, 0, nnz);
+  coords[2 * b] = static_cast<I>(r);
+  coords[2 * b + 1] = static_cast<I>(d - r);
+}
+
+/// Shared-memory item: a row end or a product, never both at once.
+template <class T, class I>
+union MergeItem {
+  I row_end;
+  T product;
+};
+
+/// Inclusive sum over the block's threads within runs of equal key (keys
+/// non-decreasing in thread order).
+template <class T>
+__device__ T block_run_scan(std::int64_t key, T v, int lane, int warp_id, std::int64_t* warp_key,
+                            T* warp_sum) {
+  unsigned heads = 0;
+  v = warp_run_scan(key, v, lane, heads);
+  // Phase 1: each warp's last lane publishes its key and partial sum.
+  if (lane == kWarpSize - 1) {
+    warp_key[warp_id] = key;
+    warp_sum[warp_id] = v;
+  }
+  __syncthreads();
+  // Phase 2: the first warp scans the warps' partial sums.
+  if (warp_id == 0) {
+    const std::int64_t k = lane < kWarpsPerBlock ? warp_key[lane] : kNoRow;
+    T s = lane < kWarpsPerBlock ? warp_sum[lane] : T{0};
+    s = warp_run_scan(k, s, lane, heads);
+    if (lane < kWarpsPerBlock) warp_sum[lane] = s;
+  }
+  __syncthreads();
+  // Phase 3: a run that started in an earlier warp adds what came before.
+  if (warp_id > 0 && warp_key[warp_id - 1] == key) v += warp_sum[warp_id - 1];
+  return v;
+}
+
+template <class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    csr_merge_kernel(const I* __restrict__ row_ptr, const I* __restrict__ col,
+                     const T* __restrict__ val, const T* __restrict__ x, T alpha, T beta,
+                     T* __restrict__ y, const I* __restrict__ coords, I* __restrict__ carry_row,
+                     T* __restrict__ carry_val) {
+  __shared__ MergeItem<T, I> items[kMergeTile];
+  __shared__ std::int64_t warp_key[kWarpsPerBlock];
+  __shared__ T warp_sum[kWarpsPerBlock];
+  const int tid = threadIdx.x;
+  const int lane = tid % kWarpSize;
+  const int warp_id = tid / kWarpSize;
+  const std::int64_t b = blockIdx.x;
+
+  // Phase 1: the block's share of the path: rows [r0, r1) end in it, and it
+  // consumes nonzeros [k0, k1).
+  const std::int64_t r0 = coords[2 * b], k0 = coords[2 * b + 1];
+  const std::int64_t r1 = coords[2 * b + 2], k1 = coords[2 * b + 3];
+  const int nr = static_cast<int>(r1 - r0);
+  const int nk = static_cast<int>(k1 - k0);
+
+  // Phase 2: stage the row ends and the products of the nonzeros (coalesced).
+  for (int i = tid; i < nr; i += kBlock)
+    items[i].row_end = row_ptr[r0 + 1 + i];
+  for (int j = tid; j < nk; j += kBlock)
+    items[nr + j].product = val[k0 + j] * __ldg(x + col[k0 + j]);
+  __syncthreads();
+
+  // Phase 3: each thread's share, kMergeItems items; its start by a search.
+  const int d_begin = min(tid * kMergeItems, nr + nk);
+  const int d_end = min(d_begin + kMergeItems, nr + nk);
+  const MergeItem<T, I>* staged = items;
+  int row = static_cast<int>(merge_path_rows(
+      d_begin, [staged](std::int64_t i) { return staged[i].row_end; }, nr, k0, nk));
+  int nz = d_begin - row;
+
+  // Phase 4: consume whole rows. The first row ended here may hold partial
+  // sums of the threads before: it waits for the carry-in (Phase 6); the
+  // others are stored at once.
+  T sum = 0, first_sum = 0;
+  int first_row = -1;
+  for (int d = d_begin; d < d_end; ++d) {
+    if (row < nr && (nz == nk || static_cast<std::int64_t>(items[row].row_end) <= k0 + nz)) {
+      if (first_row < 0) {
+        first_row = row;
+        first_sum = sum;
+      } else {
+        store_axpby(y, r0 + row, alpha, sum, beta);
+      }
+      sum = 0;
+      ++row;
+    } else {
+      sum += items[nr + nz].product;
+      ++nz;
+    }
+  }
+
+  // Phase 5: carry-outs (the partial sum of the row each thread ends in),
+  // scanned over the block by row; a thread's carry-in is its predecessor's.
+  const T inclusive =
+      block_run_scan(static_cast<std::int64_t>(row), sum, lane, warp_id, warp_key, warp_sum);
+  T carry_in = __shfl_up_sync(kFullMask, inclusive, 1);
+  if (lane == 0) carry_in = warp_id > 0 ? warp_sum[warp_id - 1] : T{0};
+
+  // Phase 6: the first row ended here gets the carry-in.
+  if (first_row >= 0) store_axpby(y, r0 + first_row, alpha, carry_in + first_sum, beta);
+
+  // Phase 7: the block's carry-out, for the row it ends in (continued in the
+  // next block; row r1 == rows past the end carries nothing).
+  if (tid == kBlock - 1) {
+    carry_row[b] = static_cast<I>(r1);
+    carry_val[b] = inclusive;
+  }
+}
+
+template <class T, class I>
+const MergePlan<I>& merge_plan(const Csr<T, I>& A, cudaStream_t stream) {
+  return A.structure_cache().template get<MergePlan<I>>(
+      cache_key(CacheTag::MergePath, kMergeTile), [&] {
+        const std::int64_t rows = A.rows(), nnz = A.nnz();
+        MergePlan<I> plan;
+        plan.blocks = ceil_div(rows + nnz, kMergeTile);
+        plan.coords = Array<I>(static_cast<std::size_t>(2 * (plan.blocks + 1)), Space::Device);
+        merge_plan_kernel<<<grid_size(plan.blocks + 1, kBlock, "merge_plan_kernel"), kBlock, 0,
+                            stream>>>(rows, nnz, A.row_ptr().data(), plan.blocks,
+                                      plan.coords.data());
+        check_launch("merge_plan_kernel");
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(merge plan)");
+        return plan;
+      });
+}
+
+// ---- row statistics (Auto) ----------------------------------------------------
+
+template <class I>
+__global__ void __launch_bounds__(kBlock)
+    row_stats_kernel(std::int64_t rows, const I* __restrict__ row_ptr,
+                     unsigned long long* __restrict__ out) {
+  // Phase 1: grid-stride over the rows.
+  unsigned long long longest = 0, empty = 0;
+  for (std::int64_t r = blockIdx.x * std::int64_t{kBlock} + threadIdx.x; r < rows;
+       r += std::int64_t{gridDim.x} * kBlock) {
+    const auto len = static_cast<unsigned long long>(row_ptr[r + 1] - row_ptr[r]);
+    longest = max(longest, len);
+    empty += len == 0 ? 1 : 0;
+  }
+  // Phase 2: warp reduction, one atomic per warp (integers: order-independent).
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset >>= 1) {
+    longest = max(longest, __shfl_down_sync(kFullMask, longest, offset));
+    empty += __shfl_down_sync(kFullMask, empty, offset);
+  }
+  if (threadIdx.x % kWarpSize == 0) {
+    atomicMax(out, longest);
+    atomicAdd(out + 1, empty);
+  }
+}
+
+}  // namespace
+
+// ---- launchers ----------------------------------------------------------------
+
+int adaptive_width(double mean_row_length) {
+  int v = 1;
+  while (v < kWarpSize && v < mean_row_length)
+    v *= 2;
+  return v;
+}
+
+template <Value T, Index I>
+void spmv_csr_scalar(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y,
+                     const ExecContext& ctx) {
+  launch_rows<1>(alpha, A, x, beta, y, ctx.stream);
+}
+
+template <Value T, Index I>
+void spmv_csr_vector(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y,
+                     const ExecContext& ctx) {
+  launch_rows<kWarpSize>(alpha, A, x, beta, y, ctx.stream);
+}
+
+template <Value T, Index I>
+void spmv_csr_adaptive(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y,
+                       const ExecContext& ctx) {
+  const double mean = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
+  switch (adaptive_width(mean)) {
+    case 1:
+      return launch_rows<1>(alpha, A, x, beta, y, ctx.stream);
+    case 2:
+      return launch_rows<2>(alpha, A, x, beta, y, ctx.stream);
+    case 4:
+      return launch_rows<4>(alpha, A, x, beta, y, ctx.stream);
+    case 8:
+      return launch_rows<8>(alpha, A, x, beta, y, ctx.stream);
+    case 16:
+      return launch_rows<16>(alpha, A, x, beta, y, ctx.stream);
+    default:
+      return launch_rows<32>(alpha, A, x, beta, y, ctx.stream);
+  }
+}
+
+template <Value T, Index I>
+void spmv_csr_balanced(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y,
+                       const ExecContext& ctx) {
+  const BalancedPlan<I>& plan = balanced_plan(A, ctx.stream);
+  const auto n = static_cast<std::size_t>(plan.warps);
+  const Carries<T, I> carries(n, ctx.stream);
+  const unsigned grid = grid_size(plan.warps * kWarpSize, kBlock, "csr_balanced_kernel");
+  csr_balanced_kernel<<<grid, kBlock, 0, ctx.stream>>>(
+      A.rows(), A.nnz(), A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, beta,
+      y, plan.warp_row.data(), plan.chunk, plan.warps, carries.rows(), carries.values());
+  check_launch("csr_balanced_kernel");
+  add_carries(plan.warps, carries.rows(), carries.values(), A.rows(), alpha, y, ctx.stream);
+}
+
+template <Value T, Index I>
+void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
+  const MergePlan<I>& plan = merge_plan(A, ctx.stream);
+  const auto n = static_cast<std::size_t>(plan.blocks);
+  const Carries<T, I> carries(n, ctx.stream);
+  const unsigned grid = grid_size(plan.blocks * kBlock, kBlock, "csr_merge_kernel");
+  csr_merge_kernel<<<grid, kBlock, 0, ctx.stream>>>(
+      A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, beta, y,
+      plan.coords.data(), carries.rows(), carries.values());
+  check_launch("csr_merge_kernel");
+  add_carries(plan.blocks, carries.rows(), carries.values(), A.rows(), alpha, y, ctx.stream);
+}
+
+template <Value T, Index I>
+CsrRowStats csr_row_stats(const Csr<T, I>& A) {
+  return A.structure_cache().template get<CsrRowStats>(cache_key(CacheTag::RowStats, 0), [&] {
+    CsrRowStats s;
+    s.rows = A.rows();
+    s.nnz = A.nnz();
+    if (s.rows == 0) return s;
+    s.mean = static_cast<double>(s.nnz) / static_cast<double>(s.rows);
+    Array<unsigned long long> out(2, Space::Device);
+    check(cudaMemset(out.data(), 0, out.bytes()), "cudaMemset(row stats)");
+    const unsigned grid =
+        std::min<unsigned>(grid_size(s.rows, kBlock, "row_stats_kernel"), 8u * sm_count());
+    row_stats_kernel<<<grid, kBlock>>>(s.rows, A.row_ptr().data(), out.data());
+    check_launch("row_stats_kernel");
+    const std::vector<unsigned long long> v = out.to_vector();  // synchronous
+    s.max_len = static_cast<std::int64_t>(v[0]);
+    s.empty_rows = static_cast<std::int64_t>(v[1]);
+    return s;
+  });
+}
+
+// The Auto rule for device CSR. From the cached row statistics:
+//  1. irregular rows, max > 8 * mean + 64 (power-law, a few dense rows):
+//     merge path, whose work per thread does not depend on row lengths;
+//  2. long rows (mean > 128) but fewer rows than 64 warps per SM could
+//     take: merge path, which splits long rows across blocks, where a warp
+//     per row would leave the GPU partly idle;
+//  3. otherwise V lanes per row with V = next power of two of the mean row
+//     length (CSR-smart), reported as Scalar when V = 1, Vector when V = 32,
+//     and Adaptive in between (it is the same kernel).
+// Balanced (CSR-I) is never chosen automatically: merge path covers its cases
+// without its row-pointer re-reads.
+template <Value T, Index I>
+Algorithm choose_csr(const Csr<T, I>& A) {
+  if (A.rows() == 0 || A.nnz() == 0) return Algorithm::Adaptive;  // nothing runs
+  const CsrRowStats s = csr_row_stats(A);
+  if (static_cast<double>(s.max_len) > 8.0 * s.mean + 64.0) return Algorithm::MergePath;
+  if (s.mean > 128.0 && s.rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
+  const int v = adaptive_width(s.mean);
+  if (v == 1) return Algorithm::Scalar;
+  if (v == kWarpSize) return Algorithm::Vector;
+  return Algorithm::Adaptive;
+}
+
+#define SPX_INST(T, I)                                                                       \
+  template void spmv_csr_scalar(T, const Csr<T, I>&, const T*, T, T*, const ExecContext&);   \
+  template void spmv_csr_vector(T, const Csr<T, I>&, const T*, T, T*, const ExecContext&);   \
+  template void spmv_csr_adaptive(T, const Csr<T, I>&, const T*, T, T*, const ExecContext&); \
+  template void spmv_csr_balanced(T, const Csr<T, I>&, const T*, T, T*, const ExecContext&); \
+  template void spmv_csr_merge(T, const Csr<T, I>&, const T*, T, T*, const ExecContext&);    \
+  template CsrRowStats csr_row_stats(const Csr<T, I>&);                                      \
+  template Algorithm choose_csr(const Csr<T, I>&);
+SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+#undef SPX_INST
+
+}  // namespace spx::cuda

@@ -1,0 +1,85 @@
+// Declarations of the CUDA SpMV kernels' launchers, one group per format.
+// Each is defined in src/cuda/<format>.cu and registered in
+// src/cuda/register.cu. A launcher sees a device matrix with rows > 0,
+// nnz > 0 and alpha != 0 (the dispatcher handles the rest), enqueues its
+// kernels on ctx.stream and returns without synchronizing. With beta == 0, y
+// is never read. No fmt here: .cu files include this header.
+#pragma once
+
+#include <cstdint>
+
+#include "spx/matrix.hpp"
+#include "spx/registry.hpp"
+
+namespace spx::cuda {
+
+// ---- CSR (csr.cu) -----------------------------------------------------------
+// Launch geometry: 256 threads per block throughout.
+
+/// Thread per row (V = 1 below).
+template <Value T, Index I>
+void spmv_csr_scalar(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+/// Warp per row (V = 32).
+template <Value T, Index I>
+void spmv_csr_vector(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+/// "CSR-smart": V = next power of two of the mean row length, clamped to
+/// 1..32; V consecutive lanes per row, reduced with shuffles.
+template <Value T, Index I>
+void spmv_csr_adaptive(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+/// CSR-I: equal nonzeros per warp; the starting row of every warp is
+/// computed once on the device and kept in the matrix's structure cache.
+/// Partial rows at chunk ends go through a carry-out fix-up instead of
+/// atomics, so the result is bitwise reproducible.
+template <Value T, Index I>
+void spmv_csr_balanced(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+/// Merge path: equal shares of (rows + nonzeros) per block and per thread;
+/// block coordinates computed once and cached; carry-outs fixed up within
+/// the block (segmented scan) and across blocks (second kernel).
+/// Deterministic.
+template <Value T, Index I>
+void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
+/// Row-length statistics of a device CSR: computed once on the device (one
+/// small kernel and a synchronous copy on the default stream) and cached.
+struct CsrRowStats {
+  std::int64_t rows = 0;
+  std::int64_t nnz = 0;
+  std::int64_t max_len = 0;
+  std::int64_t empty_rows = 0;
+  double mean = 0;  ///< nnz / rows
+};
+template <Value T, Index I>
+CsrRowStats csr_row_stats(const Csr<T, I>& A);
+
+/// The Auto rule for device CSR (documented in csr.cu and docs/architecture.md).
+template <Value T, Index I>
+Algorithm choose_csr(const Csr<T, I>& A);
+
+/// Lanes per row the adaptive kernel uses for a mean row length.
+int adaptive_width(double mean_row_length);
+
+// ---- COO (coo.cu) -----------------------------------------------------------
+
+/// Nonzeros split evenly over warps; warp segmented reduction over runs of
+/// equal row index; one atomicAdd per run (y is first scaled by beta). Works
+/// for unsorted COO with duplicates. Not deterministic (atomics).
+template <Value T, Index I>
+void spmv_coo_segmented(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
+// ---- structure-cache keys ---------------------------------------------------
+// Entries of the CUDA backend in a matrix's StructureCache: 0xC0DA in the top
+// 16 bits, a tag in the next 8, a parameter (launch geometry) in the low 40.
+
+enum class CacheTag : std::uint64_t {
+  RowStats = 1,
+  Balanced = 2,   ///< parameter: warps
+  MergePath = 3,  ///< parameter: path items per block
+  Cusparse = 4,   ///< parameter: the cusparseSpMVAlg_t value (src/baselines)
+};
+
+constexpr std::uint64_t cache_key(CacheTag tag, std::uint64_t param) {
+  return (std::uint64_t{0xC0DA} << 48) | (static_cast<std::uint64_t>(tag) << 40) |
+         (param & ((std::uint64_t{1} << 40) - 1));
+}
+
+}  // namespace spx::cuda

@@ -1,0 +1,446 @@
+// CUDA backend tests: device arrays, errors, streams, preprocessing reuse,
+// reproducibility, and the kernels on larger matrices that stress the launch
+// geometry (many blocks and warps, one row spanning many blocks, long runs of
+// empty rows), with cuSPARSE as a second reference. Every test needs a GPU:
+// it skips without one, and fails instead when SPX_REQUIRE_GPU=1.
+// SPX_TEST_SMALL=1 shrinks the larger matrices (for compute-sanitizer runs).
+// (test_spmv.cpp checks every registered kernel on the shared test matrices.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#if SPX_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include "common.hpp"
+#include "matrices.hpp"
+#include "reference.hpp"
+#include "spx/convert.hpp"
+#include "spx/ops.hpp"
+
+namespace spx::test {
+namespace {
+
+template <class P>
+class CudaKernels : public ::testing::Test {};
+TYPED_TEST_SUITE(CudaKernels, TypePairs, TypePairNames);
+
+bool small_tests() {
+  const char* v = std::getenv("SPX_TEST_SMALL");
+  return v != nullptr && std::string(v) == "1";
+}
+
+/// A CSR (host) with the given row lengths: each row a run of consecutive
+/// columns (mod cols) from a random start, sorted; random values.
+template <Value T, Index I>
+Csr<T, I> csr_with_lengths(std::int64_t cols, const std::vector<std::int64_t>& lengths,
+                           std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<I> ptr{0}, col;
+  for (const std::int64_t len : lengths) {
+    const std::int64_t start = static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(cols));
+    std::vector<I> row;
+    for (std::int64_t j = 0; j < len; ++j)
+      row.push_back(static_cast<I>((start + j) % cols));
+    std::sort(row.begin(), row.end());
+    col.insert(col.end(), row.begin(), row.end());
+    ptr.push_back(static_cast<I>(col.size()));
+  }
+  const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed + 1);
+  return Csr<T, I>(static_cast<I>(lengths.size()), static_cast<I>(cols), Array<I>(ptr),
+                   Array<I>(col), Array<T>(val));
+}
+
+/// Matrices that stress the CUDA launch geometry (host CSR).
+template <Value T, Index I>
+std::vector<TestMatrix<T, I>> stress_matrices() {
+  const std::int64_t s = small_tests() ? 10 : 1;  // shrink factor
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 gen(seed);
+  std::vector<TestMatrix<T, I>> out;
+  const auto add = [&](std::string name, std::int64_t cols, std::vector<std::int64_t> lengths) {
+    out.push_back({std::move(name), csr_with_lengths<T, I>(cols, lengths, seed + out.size())});
+  };
+  {  // power-law rows, a third of them empty
+    const std::int64_t n = 30000 / s;
+    std::vector<std::int64_t> len(n);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (auto& l : len)
+      l = u(gen) < 0.35 ? 0
+                        : std::min<std::int64_t>(
+                              n / 2, static_cast<std::int64_t>(std::pow(1.0 - u(gen), -1.0 / 1.2)));
+    len[n / 3] = n / 2;  // a hub
+    add("power-law", n, len);
+  }
+  {  // one row holding almost every entry, spanning many blocks and warps
+    std::vector<std::int64_t> len(2000 / s);
+    for (std::size_t i = 0; i < len.size(); ++i)
+      len[i] = static_cast<std::int64_t>(gen() % 3);
+    len[len.size() / 2] = 250000 / s;
+    add("huge-row", 300000 / s, len);
+  }
+  // few long rows
+  add("long-rows", 50000 / s, std::vector<std::int64_t>(40, 20000 / s));
+  {  // long runs of empty rows
+    std::vector<std::int64_t> len(200000 / s, 0);
+    len.front() = len[len.size() / 2] = len.back() = 100;
+    add("empty-runs", 1000, len);
+  }
+  {  // rows of one or two entries
+    std::vector<std::int64_t> len(100000 / s);
+    for (auto& l : len)
+      l = 1 + static_cast<std::int64_t>(gen() % 2);
+    add("short-rows", 100000 / s, len);
+  }
+  {  // 2D 5-point stencil (regular, ~5 per row)
+    const std::int64_t g = small_tests() ? 50 : 150;
+    std::vector<I> ptr{0}, col;
+    for (std::int64_t i = 0; i < g; ++i)
+      for (std::int64_t j = 0; j < g; ++j) {
+        for (auto [di, dj] : {std::pair{-1, 0}, {0, -1}, {0, 0}, {0, 1}, {1, 0}})
+          if (i + di >= 0 && i + di < g && j + dj >= 0 && j + dj < g)
+            col.push_back(static_cast<I>((i + di) * g + j + dj));
+        ptr.push_back(static_cast<I>(col.size()));
+      }
+    const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed + 99);
+    out.push_back({"stencil-5pt", Csr<T, I>(static_cast<I>(g * g), static_cast<I>(g * g),
+                                            Array<I>(ptr), Array<I>(col), Array<T>(val))});
+  }
+  return out;
+}
+
+/// The registered CUDA kernels of a format.
+template <Value T, Index I>
+std::vector<const SpmvKernel<T, I>*> cuda_kernels(Format f, bool with_baselines = true) {
+  std::vector<const SpmvKernel<T, I>*> out;
+  for (const auto& k : Registry<T, I>::instance().spmv_kernels())
+    if (k.info.backend == Backend::Cuda && k.info.format == f &&
+        (with_baselines || !k.info.baseline))
+      out.push_back(&k);
+  return out;
+}
+
+/// y = alpha*A*x + beta*y0 on the device with algorithm `a`; host result.
+template <class M, Value T = typename M::value_type>
+std::vector<T> device_spmv(const M& dA, Algorithm a, T alpha, const std::vector<T>& x, T beta,
+                           const std::vector<T>& y0, RunInfo* info = nullptr) {
+  const Array<T> dx = Array<T>(x).to(Space::Device);
+  Array<T> dy = Array<T>(y0).to(Space::Device);
+  SpmvOptions opts;
+  opts.algorithm = a;
+  const RunInfo ran = spmv(alpha, dA, dx, beta, dy, opts);
+  if (info != nullptr) *info = ran;
+  return dy.to_vector();
+}
+
+template <Value T>
+std::vector<T> nan_vector(std::int64_t n) {
+  return std::vector<T>(static_cast<std::size_t>(n), std::numeric_limits<T>::quiet_NaN());
+}
+
+template <Value T>
+bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// ---- kernels on the stress matrices -------------------------------------------
+
+TYPED_TEST(CudaKernels, StressMatricesMatchReference) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  for (auto& [name, A] : stress_matrices<T, I>()) {
+    const std::uint64_t seed = fresh_seed();
+    const auto x = random_vector<T>(A.cols(), seed);
+    const auto y0 = random_vector<T>(A.rows(), seed + 1);
+    const Csr<T, I> dcsr = A.to(Space::Device);
+    const Coo<T, I> dcoo = to_coo(A).to(Space::Device);
+    for (auto [alpha, beta] : {std::pair{1.0, 0.0}, {2.5, -0.5}}) {
+      const auto ref = reference_spmv<T, I>(T(alpha), A, x, T(beta), y0);
+      const auto yinit = beta == 0 ? nan_vector<T>(A.rows()) : y0;
+      for (Format f : {Format::Csr, Format::Coo})
+        for (const auto* k : cuda_kernels<T, I>(f)) {
+          const std::string what =
+              fmt::format("{} {}/{} alpha={} beta={} seed={}", name, to_string(f),
+                          to_string(k->info.algorithm), alpha, beta, seed);
+          const auto got = f == Format::Csr
+                               ? device_spmv(dcsr, k->info.algorithm, T(alpha), x, T(beta), yinit)
+                               : device_spmv(dcoo, k->info.algorithm, T(alpha), x, T(beta), yinit);
+          EXPECT_EQ(expect_matches(got, ref, what), 0) << what;
+        }
+    }
+  }
+}
+
+TYPED_TEST(CudaKernels, SpxKernelsAgreeWithCusparse) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  auto mats = all_test_matrices<T, I>();
+  for (auto& m : stress_matrices<T, I>())
+    mats.push_back(std::move(m));
+  int compared = 0;
+  for (auto& [name, A] : mats) {
+    if (A.rows() == 0 || A.nnz() == 0) continue;
+    const std::uint64_t seed = fresh_seed();
+    const auto x = random_vector<T>(A.cols(), seed);
+    const auto y0 = random_vector<T>(A.rows(), seed + 1);
+    const Csr<T, I> dA = A.to(Space::Device);
+    // Both results lie within the reference bound of the exact product, so
+    // within twice the bound of each other.
+    const auto ref = reference_spmv<T, I>(T{2}, A, x, T{-1}, y0);
+    const auto base = device_spmv(dA, Algorithm::CusparseCsrAlg2, T{2}, x, T{-1}, y0);
+    for (const auto* k : cuda_kernels<T, I>(Format::Csr, false)) {
+      const auto got = device_spmv(dA, k->info.algorithm, T{2}, x, T{-1}, y0);
+      int bad = 0;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        if (!(std::fabs(got[i] - base[i]) <= 2 * ref.bound[i]) && ++bad <= 3)
+          ADD_FAILURE() << name << " " << to_string(k->info.algorithm) << ": y[" << i
+                        << "] = " << got[i] << ", cuSPARSE CSR ALG2 " << base[i] << " seed "
+                        << seed;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
+}
+
+TYPED_TEST(CudaKernels, DeterministicKernelsAreBitwiseReproducible) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  for (auto& [name, A] : stress_matrices<T, I>()) {
+    const auto x = random_vector<T>(A.cols(), fresh_seed());
+    const auto y0 = nan_vector<T>(A.rows());
+    const Csr<T, I> dA = A.to(Space::Device);
+    const Csr<T, I> dB = dA.clone();  // a fresh structure cache: plans built again
+    for (const auto* k : cuda_kernels<T, I>(Format::Csr)) {
+      if (!k->info.deterministic) continue;
+      RunInfo info;
+      const auto first = device_spmv(dA, k->info.algorithm, T{1}, x, T{0}, y0, &info);
+      const auto second = device_spmv(dA, k->info.algorithm, T{1}, x, T{0}, y0);
+      const auto other = device_spmv(dB, k->info.algorithm, T{1}, x, T{0}, y0);
+      EXPECT_TRUE(info.deterministic) << name << " " << to_string(k->info.algorithm);
+      EXPECT_TRUE(bitwise_equal(first, second)) << name << " " << to_string(k->info.algorithm);
+      EXPECT_TRUE(bitwise_equal(first, other)) << name << " " << to_string(k->info.algorithm);
+    }
+  }
+}
+
+TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  auto mats = stress_matrices<T, I>();
+  auto& A = mats.front().A;  // power-law
+  Csr<T, I> dA = A.to(Space::Device);
+  const auto x = random_vector<T>(A.cols(), fresh_seed());
+  const auto y0 = random_vector<T>(A.rows(), fresh_seed());
+  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::CusparseCsrAlg1,
+                      Algorithm::CusparseCsrAlg2}) {
+    const auto first = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
+    const auto again = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
+    EXPECT_EQ(expect_matches(again, reference_spmv<T, I>(T{1}, A, x, T{0.5}, y0),
+                             std::string(to_string(a))),
+              0);
+    if (a != Algorithm::CusparseCsrAlg1) {
+      EXPECT_TRUE(bitwise_equal(first, again)) << to_string(a);
+    }
+  }
+  // New values, same structure: the cached plans stay valid.
+  const auto fresh = random_vector<T>(A.nnz(), fresh_seed());
+  std::copy(fresh.begin(), fresh.end(), A.values().begin());
+  detail::copy_bytes(dA.values().data(), Space::Device, fresh.data(), Space::Host,
+                     fresh.size() * sizeof(T));
+  const auto ref = reference_spmv<T, I>(T{1}, A, x, T{0.5}, y0);
+  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::CusparseCsrAlg1,
+                      Algorithm::CusparseCsrAlg2})
+    EXPECT_EQ(expect_matches(device_spmv(dA, a, T{1}, x, T{0.5}, y0), ref,
+                             fmt::format("{} after new values", to_string(a))),
+              0);
+}
+
+TYPED_TEST(CudaKernels, UserStreams) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+#if SPX_HAVE_CUDA
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  auto mats = stress_matrices<T, I>();
+  const auto& A = mats.front().A;
+  const Csr<T, I> dA = A.to(Space::Device);
+  cudaStream_t streams[2] = {nullptr, nullptr};
+  for (auto& s : streams)
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  for (const auto* k : cuda_kernels<T, I>(Format::Csr, false)) {
+    // Two products on two streams at once, on one matrix, different x.
+    std::vector<std::vector<T>> xs, ys;
+    std::vector<Array<T>> dx, dy;
+    for (int i = 0; i < 2; ++i) {
+      xs.push_back(random_vector<T>(A.cols(), fresh_seed()));
+      ys.push_back(random_vector<T>(A.rows(), fresh_seed()));
+      dx.push_back(Array<T>(xs.back()).to(Space::Device));
+      dy.push_back(Array<T>(ys.back()).to(Space::Device));
+    }
+    for (int i = 0; i < 2; ++i) {
+      SpmvOptions opts;
+      opts.algorithm = k->info.algorithm;
+      opts.stream = streams[i];
+      spmv(T{-1}, dA, dx[i], T{2}, dy[i], opts);
+    }
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_EQ(cudaStreamSynchronize(streams[i]), cudaSuccess);
+      const auto ref = reference_spmv<T, I>(T{-1}, A, xs[i], T{2}, ys[i]);
+      EXPECT_EQ(expect_matches(dy[i].to_vector(), ref,
+                               fmt::format("{} on stream {}", to_string(k->info.algorithm), i)),
+                0);
+    }
+  }
+  for (auto s : streams)
+    EXPECT_EQ(cudaStreamDestroy(s), cudaSuccess);
+#endif
+}
+
+TYPED_TEST(CudaKernels, UnsortedCooWithDuplicates) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 gen(seed);
+  const I rows = 700, cols = 90;
+  std::vector<I> r, c;
+  for (int k = 0; k < 20000; ++k) {  // random order, many duplicates
+    r.push_back(static_cast<I>(gen() % rows));
+    c.push_back(static_cast<I>(gen() % cols));
+  }
+  // Small integers: every product and sum is exact in float and double, so
+  // the result must equal the exact one whatever the order of the additions.
+  const auto small_ints = [&gen](std::size_t n, int m) {
+    std::vector<T> out(n);
+    for (auto& e : out)
+      e = static_cast<T>((gen() % 2 ? 1 : -1) * static_cast<int>(1 + gen() % m));
+    return out;
+  };
+  const auto v = small_ints(r.size(), 4);
+  const Coo<T, I> coo(rows, cols, Array<I>(r), Array<I>(c), Array<T>(v));
+  ASSERT_FALSE(coo.sorted());
+  const Coo<T, I> dcoo = coo.to(Space::Device);
+  const auto x = small_ints(static_cast<std::size_t>(cols), 3);
+  const auto y0 = small_ints(static_cast<std::size_t>(rows), 5);
+  std::vector<T> exact(y0.size());
+  for (std::size_t i = 0; i < exact.size(); ++i)
+    exact[i] = -y0[i];
+  for (std::size_t k = 0; k < r.size(); ++k)
+    exact[static_cast<std::size_t>(r[k])] += 2 * v[k] * x[static_cast<std::size_t>(c[k])];
+  const auto got = device_spmv(dcoo, Algorithm::Segmented, T{2}, x, T{-1}, y0);
+  EXPECT_EQ(got, exact) << "unsorted COO, seed " << seed;
+  EXPECT_TRUE(std::any_of(got.begin(), got.end(), [](T e) { return e != 0; }));
+  // The cuSPARSE COO baselines refuse unsorted input with a reason.
+  for (const auto* k : cuda_kernels<T, I>(Format::Coo))
+    if (k->info.baseline) {
+      EXPECT_FALSE(k->can_run(MatrixRef<T, I>{&dcoo}).empty());
+    }
+}
+
+TYPED_TEST(CudaKernels, AutoChoosesByRowStatisticsAndReportsIt) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  for (auto& [name, A] : handmade_matrices<T, I>()) {
+    if (A.rows() == 0) continue;
+    const Csr<T, I> dA = A.to(Space::Device);
+    const auto x = random_vector<T>(A.cols(), 3);
+    RunInfo info;
+    const auto got =
+        device_spmv(dA, Algorithm::Auto, T{1}, x, T{0}, nan_vector<T>(A.rows()), &info);
+    EXPECT_NE(info.algorithm, Algorithm::Auto) << name;
+    EXPECT_EQ(info.backend, Backend::Cuda) << name;
+    EXPECT_EQ(expect_matches(got, reference_spmv<T, I>(T{1}, A, x, T{0}, got), name), 0);
+    if (name == "dense-row") {
+      EXPECT_EQ(info.algorithm, Algorithm::MergePath);
+    }
+    if (name == "diag-empty-rows") {
+      EXPECT_EQ(info.algorithm, Algorithm::Scalar);
+    }
+  }
+  for (auto& [name, A] : stress_matrices<T, I>()) {
+    const Csr<T, I> dA = A.to(Space::Device);
+    RunInfo info;
+    device_spmv(dA, Algorithm::Auto, T{1}, random_vector<T>(A.cols(), 4), T{0},
+                nan_vector<T>(A.rows()), &info);
+    if (name == "power-law" || name == "huge-row" || name == "long-rows") {
+      EXPECT_EQ(info.algorithm, Algorithm::MergePath) << name;
+    }
+    if (name == "stencil-5pt") {
+      EXPECT_EQ(info.algorithm, Algorithm::Adaptive) << name;
+    }
+  }
+}
+
+// ---- memory and errors ------------------------------------------------------
+
+TEST(CudaBackend, DeviceArraysRoundTripExactly) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  for (std::int64_t n : {0, 1, 7, 1 << 20}) {
+    const auto d = random_vector<double>(n, fresh_seed());
+    const auto f = random_vector<float>(n, fresh_seed());
+    std::vector<std::int64_t> i64(static_cast<std::size_t>(n));
+    for (std::size_t k = 0; k < i64.size(); ++k)
+      i64[k] = static_cast<std::int64_t>(k * 2654435761u) - 7;
+    const Array<double> dd = Array<double>(d).to(Space::Device);
+    EXPECT_EQ(dd.space(), Space::Device);
+    EXPECT_TRUE(bitwise_equal(dd.to_vector(), d));
+    EXPECT_TRUE(bitwise_equal(dd.clone().to(Space::Host).to_vector(), d));
+    EXPECT_TRUE(bitwise_equal(Array<float>(f).to(Space::Device).to_vector(), f));
+    EXPECT_EQ(Array<std::int64_t>(i64).to(Space::Device).to_vector(), i64);
+  }
+}
+
+TEST(CudaBackend, OutOfMemoryReportsTheSize) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  const std::size_t n = std::size_t{1} << 50;
+  try {
+    Array<double> a(n, Space::Device);
+    ADD_FAILURE() << "allocated 8 PiB on the device";
+  } catch (const OutOfMemory& e) {
+    EXPECT_EQ(e.bytes(), n * sizeof(double));
+    EXPECT_NE(std::string(e.what()).find(std::to_string(n * sizeof(double))), std::string::npos)
+        << e.what();
+  }
+  // The failure leaves the device usable.
+  const auto handmade = handmade_matrices<double, std::int32_t>();
+  const auto& A = handmade.back().A;
+  const auto x = random_vector<double>(A.cols(), 1);
+  const Csr<double, std::int32_t> dA = A.to(Space::Device);
+  EXPECT_EQ(expect_matches(
+                device_spmv(dA, Algorithm::MergePath, 1.0, x, 0.0, nan_vector<double>(A.rows())),
+                reference_spmv<double, std::int32_t>(1.0, A, x, 0.0, x), "after OOM"),
+            0);
+}
+
+TEST(CudaBackend, VectorsMustLiveWithTheMatrix) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  const auto handmade = handmade_matrices<double, std::int64_t>();
+  const auto& A = handmade.back().A;
+  const Csr<double, std::int64_t> dA = A.to(Space::Device);
+  std::vector<double> hx(A.cols(), 1.0), hy(A.rows(), 0.0);
+  Array<double> dx = Array<double>(hx).to(Space::Device), dy = Array<double>(hy).to(Space::Device);
+  EXPECT_THROW(spmv(1.0, dA, hx, 0.0, dy), InvalidInput);
+  EXPECT_THROW(spmv(1.0, dA, dx, 0.0, hy), InvalidInput);
+  EXPECT_THROW(spmv(1.0, A, dx, 0.0, hy), InvalidInput);
+  SpmvOptions cpu_kernel;
+  cpu_kernel.algorithm = Algorithm::CpuMerge;  // a CPU algorithm on a device matrix
+  EXPECT_THROW(spmv(1.0, dA, dx, 0.0, dy, cpu_kernel), Unsupported);
+}
+
+}  // namespace
+}  // namespace spx::test
