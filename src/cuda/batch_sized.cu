@@ -50,10 +50,10 @@ __device__ __forceinline__ int find_matrix(const std::int64_t* s_row, int nmat, 
 /// reaches the shuffles). kStaged: x of the block's matrices is in `xs`,
 /// starting with the first matrix's x.
 template <class T, class I, bool kStaged>
-__device__ void sized_rows(const CsrView<T, I>& A, const detail::SizedTask& t,
-                           const std::int64_t* s_row, const std::int64_t* s_col,
-                           const std::int64_t* s_val, int nmat, const T* __restrict__ x,
-                           const T* xs, T alpha, T beta, T* __restrict__ y) {
+__device__ void sized_rows(CsrView<T, I> A, const detail::SizedTask& t, const std::int64_t* s_row,
+                           const std::int64_t* s_col, const std::int64_t* s_val, int nmat,
+                           const T* __restrict__ x, const T* xs, T alpha, T beta,
+                           T* __restrict__ y) {
   const int vlen = t.vector_length;
   const int lane = threadIdx.x & (vlen - 1);
   const int group = threadIdx.x / vlen;

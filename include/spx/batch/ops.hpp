@@ -12,7 +12,7 @@
 namespace spx {
 
 struct BatchOptions {
-  /// Auto resolves per format and backend (src/cpu/batch_register.cpp,
+  /// Auto resolves per format and backend (src/cpu/batch_spmv.cpp,
   /// src/cuda/register_batch.cu); the algorithm that ran is reported.
   Algorithm algorithm = Algorithm::Auto;
   /// cudaStream_t for device batches (nullptr: the default stream). The call
