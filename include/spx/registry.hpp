@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "spx/batch/batch.hpp"
 #include "spx/core/enums.hpp"
 #include "spx/core/types.hpp"
 #include "spx/matrix.hpp"
@@ -45,6 +46,20 @@ struct SpmvKernel {
       run;
 };
 
+/// Batched SpMV: y_i = alpha*A_i*x_i + beta*y_i for every matrix i of a batch,
+/// x and y concatenated by the batch's column and row offsets. The dispatcher
+/// (src/core/batch_ops.cpp) has validated sizes and spaces and handled the
+/// trivial cases: a kernel sees total rows > 0, nnz > 0 and alpha != 0, but
+/// single matrices may still be empty (0 rows, 0 columns, no entries, empty
+/// rows). With beta = 0 it must not read y.
+template <Value T, Index I>
+struct BatchSpmvKernel {
+  KernelInfo info;
+  std::function<std::string(BatchRef<T, I>)> can_run;
+  std::function<void(T alpha, BatchRef<T, I> A, const T* x, T beta, T* y, const ExecContext&)>
+      run;
+};
+
 template <Value T, Index I>
 class Registry {
  public:
@@ -57,6 +72,15 @@ class Registry {
   /// The algorithm `Auto` resolves to for this matrix on backend `b`.
   /// Throws Unsupported when no rule is registered.
   Algorithm choose_spmv(MatrixRef<T, I> A, Backend b) const;
+
+  // ---- batched SpMV ----
+
+  std::span<const BatchSpmvKernel<T, I>> batch_spmv_kernels() const { return batch_spmv_; }
+  /// nullptr when no batch kernel is registered for the triple.
+  const BatchSpmvKernel<T, I>* find_batch_spmv(Format f, Algorithm a, Backend b) const;
+  /// The algorithm `Auto` resolves to for this batch on backend `b`. Throws
+  /// Unsupported when no rule is registered.
+  Algorithm choose_batch_spmv(BatchRef<T, I> A, Backend b) const;
 
   // ---- registration (used by the backends while the registry is built) ----
 
@@ -81,6 +105,27 @@ class Registry {
                            }});
   }
 
+  /// Registers a batch kernel written for one concrete batch format `B`.
+  template <class B>
+  void add_batch_spmv(KernelInfo info, std::function<std::string(const B&)> can_run,
+                      std::function<void(T, const B&, const T*, T, T*, const ExecContext&)> run) {
+    info.op = Op::BatchSpmv;
+    info.format = B::kFormat;
+    batch_spmv_.push_back(BatchSpmvKernel<T, I>{
+        info,
+        [can_run](BatchRef<T, I> A) { return can_run(*std::get<const B*>(A)); },
+        [run](T alpha, BatchRef<T, I> A, const T* x, T beta, T* y, const ExecContext& ctx) {
+          run(alpha, *std::get<const B*>(A), x, beta, y, ctx);
+        }});
+  }
+  /// Sets the rule that resolves `Auto` for batch format `B` on `backend`.
+  template <class B>
+  void set_batch_spmv_auto(Backend backend, std::function<Algorithm(const B&)> rule) {
+    batch_auto_rules_.push_back({B::kFormat, backend, [rule](BatchRef<T, I> A) {
+                                   return rule(*std::get<const B*>(A));
+                                 }});
+  }
+
  private:
   Registry();
   struct AutoRule {
@@ -90,6 +135,13 @@ class Registry {
   };
   std::vector<SpmvKernel<T, I>> spmv_;
   std::vector<AutoRule> auto_rules_;
+  struct BatchAutoRule {
+    Format format;
+    Backend backend;
+    std::function<Algorithm(BatchRef<T, I>)> rule;
+  };
+  std::vector<BatchSpmvKernel<T, I>> batch_spmv_;
+  std::vector<BatchAutoRule> batch_auto_rules_;
 };
 
 /// A `can_run` that always accepts.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "spx/analysis.hpp"
+#include "spx/batch/ops.hpp"
 #include "spx/convert.hpp"
 #include "spx/core/array.hpp"
 #include "spx/core/enums.hpp"

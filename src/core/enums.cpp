@@ -29,7 +29,7 @@ constexpr NameTable<Format, 11> kFormatNames{{
     {Format::Bcsr, "bcsr"},
 }};
 
-constexpr NameTable<Algorithm, 37> kAlgorithmNames{{
+constexpr NameTable<Algorithm, 38> kAlgorithmNames{{
     {Algorithm::Auto, "auto"},
     {Algorithm::CpuMerge, "cpu_merge"},
     {Algorithm::CpuRows, "cpu_rows"},
@@ -41,6 +41,7 @@ constexpr NameTable<Algorithm, 37> kAlgorithmNames{{
     {Algorithm::Adaptive, "adaptive"},
     {Algorithm::Balanced, "balanced"},
     {Algorithm::MergePath, "merge_path"},
+    {Algorithm::SizedBlocks, "sized_blocks"},
     {Algorithm::Segmented, "segmented"},
     {Algorithm::ThreadPerRow, "thread_per_row"},
     {Algorithm::TwoThreadsPerRow, "two_threads_per_row"},

@@ -35,6 +35,23 @@ Algorithm Registry<T, I>::choose_spmv(MatrixRef<T, I> A, Backend b) const {
                                 to_string(b)));
 }
 
+template <Value T, Index I>
+const BatchSpmvKernel<T, I>* Registry<T, I>::find_batch_spmv(Format f, Algorithm a,
+                                                             Backend b) const {
+  for (const auto& k : batch_spmv_)
+    if (k.info.format == f && k.info.algorithm == a && k.info.backend == b) return &k;
+  return nullptr;
+}
+
+template <Value T, Index I>
+Algorithm Registry<T, I>::choose_batch_spmv(BatchRef<T, I> A, Backend b) const {
+  const Format f = batch_format_of<T, I>(A);
+  for (const auto& r : batch_auto_rules_)
+    if (r.format == f && r.backend == b) return r.rule(A);
+  throw Unsupported(fmt::format("no batched SpMV kernel for format {} on the {} backend",
+                                to_string(f), to_string(b)));
+}
+
 SPX_INSTANTIATE_CLASS(Registry)
 
 #if !SPX_HAVE_CUDA

@@ -1,6 +1,7 @@
 // The CPU backend's entries in the kernel registry, and its Auto rules.
 #include "core/backend.hpp"
 #include "core/instantiate.hpp"
+#include "cpu/batch_kernels.hpp"
 #include "cpu/common.hpp"
 #include "cpu/kernels.hpp"
 
@@ -70,6 +71,7 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   add_rows_kernel<Hll<T, I>>(reg, cpu::spmv_hll_rows<T, I>);
   add_rows_kernel<Hyb<T, I>>(reg, cpu::spmv_hyb_rows<T, I>);
   add_rows_kernel<Jad<T, I>>(reg, cpu::spmv_jad_rows<T, I>);
+  cpu::register_batch_kernels(reg);  // batched SpMV (src/cpu/batch_spmv.cpp)
 }
 
 #define SPX_INST(T, I) template void register_cpu_kernels(Registry<T, I>&);

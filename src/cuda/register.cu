@@ -10,6 +10,7 @@
 #include "core/backend.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/kernels.hpp"
+#include "cuda/batch_kernels.hpp"
 
 namespace spx::detail {
 
@@ -41,6 +42,7 @@ void register_cuda_kernels(Registry<T, I>& reg) {
 
   // Baselines (tests and benchmark only; Auto never picks them).
   baselines::register_cusparse(reg);
+  spx::cuda::register_batch_kernels(reg);  // batched SpMV (src/cuda/register_batch.cu)
 }
 
 #define SPX_INST(T, I) template void register_cuda_kernels(Registry<T, I>&);

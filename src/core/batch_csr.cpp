@@ -1,0 +1,157 @@
+// Construction, validation and copies of BatchCsr.
+#include <limits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/batch_util.hpp"
+#include "core/checked.hpp"
+#include "core/instantiate.hpp"
+#include "spx/batch/batch_csr.hpp"
+
+namespace spx {
+
+namespace {
+constexpr std::string_view kName = "BatchCsr";
+}
+
+template <Value T, Index I>
+BatchCsr<T, I>::BatchCsr(Array<std::int64_t> row_offsets, Array<std::int64_t> col_offsets,
+                         Array<std::int64_t> nnz_offsets, Array<I> row_ptr, Array<I> col_idx,
+                         Array<T> values, Check check)
+    : row_ptr_(std::move(row_ptr)), col_idx_(std::move(col_idx)), values_(std::move(values)) {
+  const Space space = row_ptr_.space();
+  detail::check_same_space(kName, {row_offsets.space(), col_offsets.space(), nnz_offsets.space(),
+                                   row_ptr_.space(), col_idx_.space(), values_.space()});
+  // The offsets and the array lengths are checked even for trusted input:
+  // they are cheap and every kernel's bounds depend on them.
+  std::vector<std::int64_t> rows = detail::checked_offsets(kName, "row_offsets", row_offsets, -1);
+  const auto size = static_cast<std::int64_t>(rows.size());
+  const std::int64_t count = size - 1;
+  std::vector<std::int64_t> cols = detail::checked_offsets(kName, "col_offsets", col_offsets, size);
+  std::vector<std::int64_t> nnz = detail::checked_offsets(kName, "nnz_offsets", nnz_offsets, size);
+  detail::check_length(kName, "row_ptr", row_ptr_.size(), rows.back() + count,
+                       "total rows + one per matrix");
+  detail::check_length(kName, "col_idx", col_idx_.size(), nnz.back(), "nnz_offsets[count]");
+  detail::check_length(kName, "values", values_.size(), nnz.back(), "nnz_offsets[count]");
+  constexpr std::int64_t kMax = std::numeric_limits<I>::max();
+  detail::check_extents_fit(kName, rows, "rows", kMax);
+  detail::check_extents_fit(kName, cols, "columns", kMax);
+  detail::check_extents_fit(kName, nnz, "nonzeros", kMax);
+
+  if (check == Check::Full) {
+    const std::vector<I> ptr = row_ptr_.to_vector();
+    const std::vector<I> col = col_idx_.to_vector();
+    for (std::int64_t i = 0; i < count; ++i) {
+      const std::int64_t ptr_pos = rows[i] + i;
+      detail::check_csr_matrix<I>(kName, detail::matrix_name(i), ptr.data() + ptr_pos, ptr_pos,
+                                  col.data() + nnz[i], nnz[i], rows[i + 1] - rows[i],
+                                  cols[i + 1] - cols[i], nnz[i + 1] - nnz[i]);
+    }
+  }
+  std::vector<std::int64_t> value_offsets = nnz;
+  set_layout(std::move(rows), std::move(cols), std::move(value_offsets), std::move(nnz), space);
+}
+
+template <Value T, Index I>
+BatchCsr<T, I> BatchCsr<T, I>::uniform(std::int64_t count, I rows, I cols, Array<I> row_ptr,
+                                       Array<I> col_idx, Array<T> values, Check check) {
+  if (count < 0) throw InvalidInput(fmt::format("{}: negative matrix count {}", kName, count));
+  detail::check_shape(kName, rows, cols);
+  detail::check_same_space(kName, {row_ptr.space(), col_idx.space(), values.space()});
+  const auto nnz = static_cast<std::int64_t>(col_idx.size());
+  detail::check_length(kName, "row_ptr", row_ptr.size(), std::int64_t{rows} + 1,
+                       "rows + 1 of the shared pattern");
+  detail::check_length(kName, "values", values.size(),
+                       detail::checked_mul(count, nnz, "count x nonzeros per matrix"),
+                       "count x nonzeros of the shared pattern");
+  const std::vector<I> ptr = row_ptr.to_vector();
+  if (check == Check::Full) {
+    const std::vector<I> col = col_idx.to_vector();
+    detail::check_csr_matrix<I>(kName, "the shared pattern", ptr.data(), 0, col.data(), 0, rows,
+                                cols, nnz);
+  } else if (ptr.back() != nnz) {
+    throw InvalidInput(
+        fmt::format("{}: the shared pattern's row_ptr ends at {} but col_idx has {} "
+                    "entries",
+                    kName, ptr.back(), nnz));
+  }
+  detail::checked_mul(count, std::int64_t{rows} + 1, "count x rows");
+  detail::checked_mul(count, std::int64_t{cols} + 1, "count x columns");
+  const auto n = static_cast<std::size_t>(count) + 1;
+  std::vector<std::int64_t> r(n), c(n), v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    r[i] = static_cast<std::int64_t>(i) * rows;
+    c[i] = static_cast<std::int64_t>(i) * cols;
+    v[i] = static_cast<std::int64_t>(i) * nnz;
+  }
+  BatchCsr out;
+  const Space space = values.space();
+  out.row_ptr_ = std::move(row_ptr);
+  out.col_idx_ = std::move(col_idx);
+  out.values_ = std::move(values);
+  out.uniform_ = true;
+  std::vector<std::int64_t> nz = v;
+  out.set_layout(std::move(r), std::move(c), std::move(v), std::move(nz), space);
+  return out;
+}
+
+template <Value T, Index I>
+BatchCsr<T, I> BatchCsr<T, I>::from_matrices(std::span<const Csr<T, I>> matrices) {
+  if (matrices.empty()) return BatchCsr();
+  const Space space = matrices.front().space();
+  std::vector<std::int64_t> rows{0}, cols{0}, nnz{0};
+  for (std::size_t i = 0; i < matrices.size(); ++i) {
+    const auto& A = matrices[i];
+    if (A.space() != space)
+      throw InvalidInput(fmt::format("{}::from_matrices: matrix {} is in {} memory, matrix 0 in {}",
+                                     kName, i, to_string(A.space()), to_string(space)));
+    rows.push_back(rows.back() + A.rows());
+    cols.push_back(cols.back() + A.cols());
+    nnz.push_back(nnz.back() + A.nnz());
+  }
+  std::vector<I> ptr;
+  std::vector<I> col;
+  std::vector<T> val;
+  ptr.reserve(static_cast<std::size_t>(rows.back()) + matrices.size());
+  col.reserve(static_cast<std::size_t>(nnz.back()));
+  val.reserve(static_cast<std::size_t>(nnz.back()));
+  for (const auto& A : matrices) {
+    for (I p : A.row_ptr().to_vector())
+      ptr.push_back(p);
+    for (I c : A.col_idx().to_vector())
+      col.push_back(c);
+    for (T v : A.values().to_vector())
+      val.push_back(v);
+  }
+  return BatchCsr(Array<std::int64_t>(rows, space), Array<std::int64_t>(cols, space),
+                  Array<std::int64_t>(nnz, space), Array<I>(ptr, space), Array<I>(col, space),
+                  Array<T>(val, space), Check::Trusted);
+}
+
+template <Value T, Index I>
+Csr<T, I> BatchCsr<T, I>::csr(std::int64_t i) const {
+  const auto m = static_cast<I>(rows(i));
+  const auto n = static_cast<I>(cols(i));
+  const std::int64_t nz = nnz(i);
+  const std::int64_t ptr_pos = uniform_ ? 0 : host_row_offsets()[i] + i;
+  const std::int64_t col_pos = uniform_ ? 0 : host_value_offsets()[i];
+  return Csr<T, I>(m, n, detail::slice(row_ptr_, ptr_pos, std::int64_t{m} + 1),
+                   detail::slice(col_idx_, col_pos, nz),
+                   detail::slice(values_, host_value_offsets()[i], nz), Check::Trusted);
+}
+
+template <Value T, Index I>
+BatchCsr<T, I> BatchCsr<T, I>::to(Space space) const {
+  BatchCsr out;
+  out.copy_layout_from(*this, space);
+  out.row_ptr_ = row_ptr_.to(space);
+  out.col_idx_ = col_idx_.to(space);
+  out.values_ = values_.to(space);
+  out.uniform_ = uniform_;
+  return out;
+}
+
+SPX_INSTANTIATE_CLASS(BatchCsr)
+
+}  // namespace spx

@@ -1,0 +1,82 @@
+// The CUDA backend's batched SpMV kernels in the registry, and their Auto
+// rules. Host code (no device code here); no fmt (nvcc).
+//
+// Auto rule (documented in docs/architecture.md when merged):
+//   CSR -> SizedBlocks: it adapts to the batch (packs small matrices, splits
+//          large ones, picks threads per row per block), so it is the one CSR
+//          kernel without a bad case among the paper's (scalar: long rows;
+//          vector: short rows; smart: one block per matrix regardless of size;
+//          CSR-I: atomics and preprocessing).
+//   COO -> Segmented, ELL -> ThreadPerRow (one kernel each).
+// To be revisited with the benchmark's measurements on H100/H200.
+#include <string>
+
+#include "core/instantiate.hpp"
+#include "cuda/batch_kernels.hpp"
+
+namespace spx::cuda {
+
+namespace {
+
+/// One block per matrix: the grid must hold the batch.
+template <class B>
+std::string one_block_per_matrix(const B& A) {
+  if (A.count() > kMaxBlocks)
+    return "the batch has " + std::to_string(A.count()) +
+           " matrices, more than the 2^31 - 1 thread blocks of one grid";
+  return {};
+}
+
+}  // namespace
+
+template <Value T, Index I>
+void register_batch_kernels(Registry<T, I>& reg) {
+  using Csr = BatchCsr<T, I>;
+  using Coo = BatchCoo<T, I>;
+  using Ell = BatchEll<T, I>;
+  const auto gpu = [](Algorithm a, bool deterministic) {
+    return KernelInfo{Op::BatchSpmv, Format::Csr, a, Backend::Cuda, deterministic, false};
+  };
+
+  // CSR, one block per matrix (paper §3.4-3.5).
+  reg.template add_batch_spmv<Csr>(gpu(Algorithm::Scalar, true), one_block_per_matrix<Csr>,
+                                   batch_csr_scalar<T, I>);
+  reg.template add_batch_spmv<Csr>(gpu(Algorithm::Vector, true), one_block_per_matrix<Csr>,
+                                   batch_csr_vector<T, I>);
+  reg.template add_batch_spmv<Csr>(gpu(Algorithm::Adaptive, true), one_block_per_matrix<Csr>,
+                                   batch_csr_smart<T, I>);
+  reg.template add_batch_spmv<Csr>(gpu(Algorithm::Balanced, false), one_block_per_matrix<Csr>,
+                                   batch_csr_balanced<T, I>);
+  // CSR, work sized to each matrix (beyond the paper). Every block has at
+  // least one row, so the grid holds the batch when its rows fit one.
+  reg.template add_batch_spmv<Csr>(
+      gpu(Algorithm::SizedBlocks, true),
+      [](const Csr& A) -> std::string {
+        if (A.total_rows() > kMaxBlocks)
+          return "the batch has " + std::to_string(A.total_rows()) +
+                 " rows, more than the 2^31 - 1 thread blocks the schedule may need";
+        return {};
+      },
+      batch_csr_sized<T, I>);
+  // COO (§3.3) and ELL (§3.6).
+  reg.template add_batch_spmv<Coo>(gpu(Algorithm::Segmented, false), one_block_per_matrix<Coo>,
+                                   batch_coo_segmented<T, I>);
+  reg.template add_batch_spmv<Ell>(gpu(Algorithm::ThreadPerRow, true), one_block_per_matrix<Ell>,
+                                   batch_ell_rows<T, I>);
+
+  reg.template set_batch_spmv_auto<Csr>(Backend::Cuda,
+                                        [](const Csr&) { return Algorithm::SizedBlocks; });
+  reg.template set_batch_spmv_auto<Coo>(Backend::Cuda,
+                                        [](const Coo&) { return Algorithm::Segmented; });
+  reg.template set_batch_spmv_auto<Ell>(Backend::Cuda,
+                                        [](const Ell&) { return Algorithm::ThreadPerRow; });
+
+  // Baselines (benchmarks and tests only).
+  register_cusparse_batch(reg);
+}
+
+#define SPX_INST(T, I) template void register_batch_kernels(Registry<T, I>&);
+SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+#undef SPX_INST
+
+}  // namespace spx::cuda
