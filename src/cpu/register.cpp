@@ -52,6 +52,8 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   reg.template set_spmv_auto<CscM>(Backend::Cpu, [](const CscM& A) {
     return cpu::private_fits<T>(A.rows()).empty() ? Algorithm::CpuPrivate : Algorithm::CpuAtomic;
   });
+
+  register_eigen_baseline(reg);  // baseline for the benchmark (src/baselines/eigen.cpp)
 }
 
 #define SPX_INST(T, I) template void register_cpu_kernels(Registry<T, I>&);
