@@ -13,6 +13,9 @@ template <Value T, Index I>
 void register_cpu_kernels(Registry<T, I>& registry);
 template <Value T, Index I>
 void register_cuda_kernels(Registry<T, I>& registry);
+/// The CPU baseline (Eigen's product on CSR; src/baselines/eigen.cpp).
+template <Value T, Index I>
+void register_eigen_baseline(Registry<T, I>& registry);
 
 /// y = beta*y (beta = 0 writes zeros without reading y).
 template <Value T>

@@ -72,6 +72,7 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   add_rows_kernel<Hyb<T, I>>(reg, cpu::spmv_hyb_rows<T, I>);
   add_rows_kernel<Jad<T, I>>(reg, cpu::spmv_jad_rows<T, I>);
   cpu::register_batch_kernels(reg);  // batched SpMV (src/cpu/batch_spmv.cpp)
+  register_eigen_baseline(reg);  // baseline for the benchmark (src/baselines/eigen.cpp)
 }
 
 #define SPX_INST(T, I) template void register_cpu_kernels(Registry<T, I>&);

@@ -1,11 +1,195 @@
+// spx bench: options only; the engine is bench/src (spx_bench).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench.hpp"
 #include "commands.hpp"
+#include "spx/convert.hpp"
 #include "spx/core/error.hpp"
 
 namespace spx::cli {
 
+namespace {
+
+struct BenchOptions {
+  std::vector<std::string> paths;
+  std::string suite;
+  std::string backend = "auto";
+  std::string precision = "both";
+  std::string index = "i32";
+  std::string formats;
+  std::string algorithms;
+  int reps = 0;
+  int warmup = 0;
+  double max_seconds = 0;
+  bool no_baselines = false;
+  std::uint64_t seed = 0;
+  int block_size = 0;
+  std::string json;
+  std::string real_dir;
+  std::vector<std::string> only;
+  bool list = false;
+  bool quiet = false;
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    std::string item = s.substr(start, end - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(item);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string default_real_dir() {
+  if (const char* env = std::getenv("SPX_REAL_MATRICES"); env != nullptr && *env != '\0')
+    return env;
+  return SPX_SHARED_MATRICES;
+}
+
+/// Progress on stderr: one line rewritten in place on a terminal, otherwise
+/// one plain line per matrix (the steps inside a matrix are left out).
+std::function<void(const std::string&, bool)> progress_printer() {
+  const bool tty = isatty(fileno(stderr)) != 0;
+  return [tty](const std::string& line, bool detail) {
+    if (tty) {
+      std::string shown = line.size() > 118 ? line.substr(0, 117) + "~" : line;
+      fmt::print(stderr, "\r{}\033[K", shown);
+      std::fflush(stderr);
+    } else if (!detail) {
+      fmt::print(stderr, "{}\n", line);
+    }
+  };
+}
+
+void run(const BenchOptions& o) {
+  bench::Config config;
+  if (o.backend == "auto") {
+    config.backend = cuda_available() ? Backend::Cuda : Backend::Cpu;
+  } else {
+    config.backend = o.backend == "cuda" ? Backend::Cuda : Backend::Cpu;
+  }
+  config.precisions = bench::parse_precisions(o.precision);
+  config.index64 = o.index == "i64";
+  for (const auto& f : split_list(o.formats)) {
+    const Format format = parse_format(f);
+    if (!convertible(format))
+      fmt::print(stderr, "spx bench: note: {} is not convertible from CSR in this build\n", f);
+    config.formats.push_back(format);
+  }
+  for (const auto& a : split_list(o.algorithms))
+    config.algorithms.push_back(parse_algorithm(a));
+  if (o.reps < 0 || o.warmup < 0 || o.max_seconds < 0 || o.block_size < 0 || o.block_size > 32)
+    throw InvalidInput("--reps, --warmup and --max-seconds must be ≥ 0, --block-size in 0..32");
+  config.reps = o.reps;
+  config.warmup = o.warmup;
+  config.max_seconds_per_kernel = o.max_seconds;
+  config.baselines = !o.no_baselines;
+  config.seed = o.seed;
+  config.block_size = o.block_size;
+
+  bench::Suite suite;
+  if (!o.paths.empty()) {
+    if (!o.suite.empty())
+      throw InvalidInput("give either matrix files/folders or --suite, not both");
+    suite = bench::files_suite(o.paths);
+  } else if (o.suite == "quick") {
+    suite = bench::quick_suite();
+  } else {
+    suite =
+        bench::default_suite(config.backend, o.real_dir.empty() ? default_real_dir() : o.real_dir);
+  }
+  if (!o.only.empty()) {
+    std::erase_if(suite.members, [&](const bench::SuiteMember& m) {
+      for (const auto& s : o.only)
+        if (m.name.find(s) != std::string::npos) return false;
+      return true;
+    });
+    if (suite.members.empty()) throw InvalidInput("--only: no suite member matches");
+  }
+  config.suite_name = suite.name;
+
+  if (o.list) {
+    for (const auto& m : suite.members)
+      fmt::print("{:<32} {:<10} {:<9} {}\n", m.name, m.group, m.kind(), m.describe_source());
+    return;
+  }
+  if (!o.quiet) config.progress = progress_printer();
+  const bench::Results results = bench::run_bench(suite, config);
+  if (!o.quiet && isatty(fileno(stderr)) != 0) fmt::print(stderr, "\r\033[K");
+  fmt::print("{}", bench::format_table(results));
+
+  if (!o.json.empty()) {
+    const nlohmann::json doc = bench::to_json(results);
+    std::ofstream out(o.json);
+    if (!out) throw IoError(fmt::format("cannot write '{}'", o.json));
+    out << doc.dump(1) << "\n";
+    if (!out) throw IoError(fmt::format("writing '{}' failed", o.json));
+    fmt::print(stderr, "spx bench: wrote {} records to {}\n", results.records.size(), o.json);
+    if (const auto problems = bench::validate_json(doc); !problems.empty())
+      throw InternalError(
+          fmt::format("the JSON written does not follow its schema ({} problems; "
+                      "first: {})",
+                      problems.size(), problems.front()));
+  }
+}
+
+}  // namespace
+
 void add_bench(CLI::App& app) {
-  auto* cmd = app.add_subcommand("bench", "(not yet implemented)");
-  cmd->callback([] { throw Unsupported("spx bench is not implemented yet"); });
+  auto o = std::make_shared<BenchOptions>();
+  auto* cmd = app.add_subcommand(
+      "bench",
+      "Benchmark every registered SpMV kernel in every format on a suite of matrices\n"
+      "(default: the built-in suite on the GPU when there is one, else on the CPU)");
+  cmd->add_option("matrices", o->paths,
+                  "Matrix Market files (.mtx, .mtx.gz) or folders of them, instead of a suite");
+  cmd->add_option("--suite", o->suite, "Built-in suite: default (30+ generated + real) or quick")
+      ->check(CLI::IsMember({"default", "quick"}));
+  cmd->add_option("--backend", o->backend, "auto (cuda when a GPU is usable), cpu or cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option("--precision", o->precision, "f32, f64 or both (default: both)")
+      ->check(CLI::IsMember({"f32", "f64", "both"}));
+  cmd->add_option("--index", o->index, "Index type: i32 (default) or i64")
+      ->check(CLI::IsMember({"i32", "i64"}));
+  cmd->add_option("--formats", o->formats,
+                  "Comma list of formats (default: every convertible one)");
+  cmd->add_option(
+      "--algorithms", o->algorithms,
+      "Comma list of SpX algorithms (default: all; baselines run unless --no-baselines)");
+  cmd->add_option("--reps", o->reps,
+                  "Timed repetitions per kernel (default: 30 on CUDA, 20 on CPU)");
+  cmd->add_option("--warmup", o->warmup,
+                  "Untimed runs before timing (default: 5 on CUDA, 2 on CPU)");
+  cmd->add_option(
+      "--max-seconds", o->max_seconds,
+      "Cap on timed seconds per kernel; fewer reps (≥ 5) beyond it (default: 2 / 0.25)");
+  cmd->add_flag("--no-baselines", o->no_baselines, "Do not run cuSPARSE / Eigen");
+  cmd->add_option("--seed", o->seed, "Seed of the vector x (default: fresh, recorded in the JSON)");
+  cmd->add_option("--block-size", o->block_size,
+                  "BCSR block size (default: per matrix, the b in 2..8 with the fewest bytes/nnz)");
+  cmd->add_option("--json", o->json, "Write the records to this JSON file (docs/benchmarks.md)");
+  cmd->add_option("--real-dir", o->real_dir,
+                  "Folder of real matrices for the default suite (default: $SPX_REAL_MATRICES or "
+                  "../shared/matrices/real next to the source tree)");
+  cmd->add_option("--only", o->only, "Keep only members whose name contains this (repeatable)");
+  cmd->add_flag("--list", o->list, "List the suite's members and exit");
+  cmd->add_flag("--quiet", o->quiet, "No progress lines");
+  cmd->callback([o] { run(*o); });
 }
 
 }  // namespace spx::cli

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Pictures from one `spx bench --json` file (schema: docs/benchmarks.md).
+
+    python3 bench/plot.py RUN.json [--out DIR]
+
+writes, next to RUN.json (or into DIR), PNG files named after it:
+
+  <stem>-profile-<precision>.png  performance profile over formats (survey,
+                                  Figures 13-14): for each format, the fraction
+                                  of matrices on which its best kernel is within
+                                  a factor tau of the fastest kernel of any
+                                  format; the baseline is one more curve.
+  <stem>-roofline.png             GFLOPS against arithmetic intensity (flops per
+                                  byte moved) of each matrix's best SpX kernel,
+                                  under the copy-bandwidth roof measured in the
+                                  same run.
+  <stem>-speedup.png              speed-up of SpX's best kernel over the best
+                                  baseline (cuSPARSE on CUDA, Eigen on the CPU),
+                                  per matrix, with the geometric mean.
+
+Needs numpy and matplotlib (pip install numpy matplotlib).
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections import defaultdict
+
+import matplotlib
+import matplotlib.ticker
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+FORMAT_ORDER = ["coo", "csr", "csc", "ell", "sell", "hll", "dia", "hdi", "hyb", "jad", "bcsr"]
+
+
+def palette(n):
+    """n distinct colours: tab10 first, then the light halves of tab20."""
+    base = [plt.cm.tab10(i) for i in range(10)] + [plt.cm.tab20(2 * i + 1) for i in range(10)]
+    return [base[i % len(base)] for i in range(n)]
+
+
+def load(path):
+    with open(path) as f:
+        doc = json.load(f)
+    if doc.get("schema") != "spx-bench/1":
+        sys.exit(f"{path}: not an spx bench file (schema {doc.get('schema')!r})")
+    return doc
+
+
+def usable(r):
+    """A record that was measured and passed its check."""
+    return r["status"] == "ok" and r["correct"] is True and r["time_s"] is not None
+
+
+def baseline_label(doc):
+    return "cuSPARSE" if doc["run"]["backend"] == "cuda" else "Eigen"
+
+
+def title_of(doc):
+    run = doc["run"]
+    dev = run["device"]
+    ver = f", CUDA {dev['cuda_runtime']}" if dev["cuda_runtime"] else ""
+    return (f"{dev['name']} ({run['backend']}{ver}), copy {run['copy_gbs']:.0f} GB/s, "
+            f"{run['date'][:10]}, {run['commit'][:10]}")
+
+
+def best_by(records, key):
+    """Fastest usable record per key(record)."""
+    best = {}
+    for r in records:
+        if not usable(r):
+            continue
+        k = key(r)
+        if k not in best or r["time_s"] < best[k]["time_s"]:
+            best[k] = r
+    return best
+
+
+def performance_profile(doc, precision, out):
+    recs = [r for r in doc["records"] if r["precision"] == precision]
+    matrices = sorted({r["matrix"] for r in recs})
+    if not matrices:
+        return None
+    base = baseline_label(doc)
+    # Entities: each SpX format (its best kernel) and the best baseline.
+    t = defaultdict(dict)  # entity -> matrix -> time
+    for r in recs:
+        if not usable(r):
+            continue
+        entity = base if r["baseline"] else r["format"]
+        cur = t[entity].get(r["matrix"])
+        if cur is None or r["time_s"] < cur:
+            t[entity][r["matrix"]] = r["time_s"]
+    entities = [f for f in FORMAT_ORDER if f in t] + ([base] if base in t else [])
+    best = {m: min((t[e][m] for e in entities if m in t[e]), default=None) for m in matrices}
+    ratios = {}
+    for e in entities:
+        # Matrices a format cannot handle get an infinite ratio (r_X).
+        ratios[e] = np.array(sorted(t[e][m] / best[m] if m in t[e] and best[m] else math.inf
+                                    for m in matrices))
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5))
+    for ax, tau_max, label in ((axes[0], 20.0, "full view"), (axes[1], 2.0, "detailed view")):
+        taus = np.geomspace(1.0, tau_max, 400) if tau_max > 2 else np.linspace(1.0, tau_max, 400)
+        colors = palette(len(entities))
+        for i, e in enumerate(entities):
+            rho = [(ratios[e] <= tau).mean() for tau in taus]
+            style = "--" if e == base else "-"
+            ax.plot(taus, rho, style, lw=2 if e == base else 1.5, label=e,
+                    color=colors[i] if e != base else "black")
+        if tau_max > 2:
+            ax.set_xscale("log")
+        ax.set_xlim(1.0, tau_max)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("tau (time / fastest time)")
+        ax.set_ylabel("fraction of matrices within tau of the best")
+        ax.set_title(f"{label}, {len(matrices)} matrices")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[1].legend(loc="lower right", fontsize=8, ncol=2)
+    fig.suptitle(f"Performance profile over formats, {precision}: {title_of(doc)}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def roofline(doc, out):
+    copy = doc["run"]["copy_gbs"]
+    groups = sorted({r["group"] for r in doc["records"]})
+    colors = dict(zip(groups, palette(len(groups))))
+    markers = {"f64": "o", "f32": "^"}
+    fig, ax = plt.subplots(figsize=(9, 6.5))
+    xs = []
+    for precision in ("f64", "f32"):
+        recs = [r for r in doc["records"] if r["precision"] == precision and not r["baseline"]]
+        best = best_by(recs, lambda r: r["matrix"])
+        for m, r in best.items():
+            ai = 2.0 * r["nnz"] / r["bytes_moved"]
+            xs.append(ai)
+            ax.scatter(ai, r["gflops"], marker=markers[precision], color=colors[r["group"]],
+                       edgecolor="black", linewidth=0.4, s=36, zorder=3)
+    if not xs:
+        plt.close(fig)
+        return None
+    lo, hi = min(xs) / 2, max(xs) * 2
+    grid = np.geomspace(lo, hi, 100)
+    ax.plot(grid, copy * grid, "k-", lw=1.5, label=f"copy bandwidth roof ({copy:.0f} GB/s)")
+    ax.plot(grid, 0.5 * copy * grid, "k:", lw=1, label="50% of the roof")
+    for g in groups:
+        ax.scatter([], [], color=colors[g], marker="s", label=g)
+    for p, mk in markers.items():
+        ax.scatter([], [], color="white", edgecolor="black", marker=mk, label=p)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("arithmetic intensity [flop / byte moved] (2 nnz / (format + x + y bytes))")
+    ax.set_ylabel("GFLOPS")
+    ax.set_title(f"Roofline, best SpX kernel per matrix\n{title_of(doc)}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", ncol=2)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def speedup(doc, out):
+    summary = doc["summary"]
+    precisions = [p for p in ("f64", "f32") if any(s["precision"] == p for s in summary)]
+    if not precisions:
+        return None
+    group = {m["name"]: m["group"] for m in doc["matrices"]}
+    order = [m["name"] for m in sorted(doc["matrices"], key=lambda m: (m["group"], m["name"]))]
+    n = len(order)
+    fig, axes = plt.subplots(len(precisions), 1, figsize=(max(8, 0.22 * n + 2), 4.2 * len(precisions)),
+                             squeeze=False)
+    groups = sorted(set(group.values()))
+    colors = dict(zip(groups, palette(len(groups))))
+    base = baseline_label(doc)
+    for ax, p in zip(axes[:, 0], precisions):
+        by = {s["matrix"]: s for s in summary if s["precision"] == p}
+        vals = [by[m]["speedup"] if m in by and by[m]["speedup"] else np.nan for m in order]
+        # Bars grow from 1 (no speed-up): up when SpX is faster, down when slower.
+        ax.bar(range(n), [v - 1.0 for v in vals], bottom=1.0,
+               color=[colors[group[m]] for m in order])
+        ax.axhline(1.0, color="black", lw=1)
+        finite = [v for v in vals if v == v]
+        if finite:
+            gm = math.exp(sum(math.log(v) for v in finite) / len(finite))
+            ax.axhline(gm, color="red", ls="--", lw=1, label=f"geomean {gm:.2f}x ({len(finite)} matrices)")
+        ax.set_yscale("log")
+        lo, hi = min(finite + [1.0]), max(finite + [1.0])
+        ax.set_ylim(lo / 1.15, hi * 1.15)
+        label = matplotlib.ticker.FuncFormatter(lambda y, _: f"{y:g}x")
+        ax.yaxis.set_major_formatter(label)
+        # Label the minor ticks only when the range is narrow enough to read them.
+        ax.yaxis.set_minor_formatter(label if hi / lo < 8 else matplotlib.ticker.NullFormatter())
+        ax.tick_params(axis="y", which="minor", labelsize=7)
+        for g in groups:
+            ax.bar([0], [0], bottom=1.0, color=colors[g], label=g)
+        ax.set_ylabel(f"speed-up over {base}'s best")
+        ax.set_title(f"{p}: SpX's best kernel vs {base}'s best, per matrix", fontsize=10)
+        ax.set_xticks(range(n))
+        ax.set_xticklabels(order, rotation=90, fontsize=6)
+        ax.set_xlim(-0.7, n - 0.3)
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper right", ncol=4)
+    fig.suptitle(title_of(doc), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("json", help="a file written by `spx bench --json`")
+    ap.add_argument("--out", help="folder for the PNG files (default: the JSON's folder)")
+    args = ap.parse_args()
+    doc = load(args.json)
+    out_dir = args.out or os.path.dirname(os.path.abspath(args.json))
+    os.makedirs(out_dir, exist_ok=True)
+    stem = os.path.basename(args.json)
+    if stem.endswith(".json"):
+        stem = stem[:-5]
+    written = []
+    for p in ("f64", "f32"):
+        written.append(performance_profile(doc, p, os.path.join(out_dir, f"{stem}-profile-{p}.png")))
+    written.append(roofline(doc, os.path.join(out_dir, f"{stem}-roofline.png")))
+    written.append(speedup(doc, os.path.join(out_dir, f"{stem}-speedup.png")))
+    for w in written:
+        if w:
+            print(w)
+
+
+if __name__ == "__main__":
+    main()

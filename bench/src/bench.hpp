@@ -1,0 +1,318 @@
+// The benchmark engine behind `spx bench` (survey §5): for every matrix of a
+// suite, every registered SpMV kernel of the chosen backend in every format
+// convertible from CSR, and both precisions, it measures the median time,
+// GFLOPS, effective bandwidth against the copy bandwidth measured in the same
+// run, footprint, the error against a long-double reference, and the
+// conversion cost from CSR with its break-even number of products. Results are
+// records (one per matrix × format × algorithm × precision × backend), written
+// as JSON (schema: docs/benchmarks.md, checked by validate_json) and
+// summarised in a table.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "spx/analysis.hpp"
+#include "spx/convert.hpp"
+#include "spx/generate.hpp"
+#include "spx/registry.hpp"
+
+namespace spx::bench {
+
+// ---- suites ------------------------------------------------------------------
+
+enum class Precision : std::uint8_t { F32, F64 };
+std::string_view to_string(Precision p) noexcept;
+/// "f32", "f64" or "both" (→ f64, f32). Throws InvalidInput otherwise.
+std::vector<Precision> parse_precisions(std::string_view s);
+
+/// Produces a matrix in double precision with 64-bit indices; the engine
+/// casts it to the precision and index type measured. Used for matrices that
+/// are neither generated nor read from a file (tests build them by hand).
+using MatrixProducer = std::function<Csr<double, std::int64_t>()>;
+
+struct SuiteMember {
+  std::string name;
+  /// Structural class: "stencil2d", "stencil3d", "fem", "banded", "random",
+  /// "rmat", "chunglu", "road", "denserows", "mixed", "real", "file", ...
+  std::string group;
+  /// Regular structure (stencils, FEM, banded): these members, when larger
+  /// than the cache, make the headline's fraction of bandwidth.
+  bool regular = false;
+  std::variant<GenSpec, std::filesystem::path, MatrixProducer> source;
+
+  /// "generated", "file" or "custom".
+  std::string_view kind() const noexcept;
+  /// The generator spec or the file path, for people and the JSON.
+  std::string describe_source() const;
+};
+
+struct Suite {
+  std::string name;
+  std::vector<SuiteMember> members;
+};
+
+/// A handful of small generated matrices (smoke runs, CI).
+Suite quick_suite();
+/// At least 30 generated matrices over the survey's structural classes, sized
+/// for `backend` (CUDA: the large members are several times the L2; CPU: scaled
+/// down to finish in minutes on two cores), plus every Matrix Market file in
+/// `real_dir` (skipped when the folder does not exist).
+Suite default_suite(Backend backend, const std::filesystem::path& real_dir);
+/// Matrix Market files (`.mtx`, `.mtx.gz`) and folders of them (not
+/// recursive), in the order given, each folder sorted by name. Throws
+/// InvalidInput naming a path that does not exist or a folder without
+/// matrices.
+Suite files_suite(std::span<const std::string> paths);
+
+/// Loads a member: generates it, reads the file, or calls the producer.
+template <Index I>
+Csr<double, I> load_member(const SuiteMember& member);
+
+// ---- configuration -------------------------------------------------------------
+
+struct Config {
+  Backend backend = Backend::Cpu;
+  std::vector<Precision> precisions{Precision::F64, Precision::F32};
+  bool index64 = false;  ///< 64-bit indices (default: 32-bit)
+  int reps = 0;          ///< timed repetitions; 0: 30 on CUDA, 20 on the CPU
+  int warmup = 0;        ///< untimed runs first; 0: 5 on CUDA, 2 on the CPU
+  /// Upper bound on the timed seconds per kernel: fewer repetitions (at least
+  /// 5) when `reps` would exceed it. 0: 2 s on CUDA, 0.25 s on the CPU.
+  double max_seconds_per_kernel = 0;
+  std::vector<Format> formats;        ///< empty: every convertible format
+  std::vector<Algorithm> algorithms;  ///< empty: every algorithm (filters SpX kernels)
+  bool baselines = true;              ///< run the baselines (cuSPARSE, Eigen)
+  std::uint64_t seed = 0;             ///< seed of x; 0: drawn fresh (and recorded)
+  int block_size = 0;                 ///< BCSR block size; 0: chosen per matrix
+  std::string suite_name = "custom";
+  /// Called with a one-line status before each step (nullptr: silent);
+  /// `detail` is true for the steps inside a matrix (formats, kernels).
+  std::function<void(const std::string& line, bool detail)> progress;
+
+  int effective_reps() const { return reps > 0 ? reps : (backend == Backend::Cuda ? 30 : 20); }
+  int effective_warmup() const { return warmup > 0 ? warmup : (backend == Backend::Cuda ? 5 : 2); }
+  double effective_max_seconds() const {
+    return max_seconds_per_kernel > 0 ? max_seconds_per_kernel
+                                      : (backend == Backend::Cuda ? 2.0 : 0.25);
+  }
+};
+
+// ---- the machine ---------------------------------------------------------------
+
+struct DeviceInfo {
+  Backend backend = Backend::Cpu;
+  std::string name;            ///< GPU name or CPU model
+  std::string driver_version;  ///< NVIDIA driver (e.g. "580.65.06"); "" on the CPU
+  std::string cuda_driver;     ///< CUDA version the driver supports, e.g. "13.0"
+  std::string cuda_runtime;    ///< CUDA runtime SpX was built with
+  std::string cusparse_version;
+  std::string eigen_version;
+  std::string compute_capability;
+  int multiprocessors = 0;  ///< SMs, or OpenMP threads on the CPU
+  std::int64_t memory_bytes = 0;
+  /// L2 (GPU) or last-level cache (CPU) size; the L2 flush and the "large
+  /// matrix" threshold are multiples of it.
+  std::int64_t cache_bytes = 0;
+};
+
+/// Describes the device of `backend`. Throws Unsupported for CUDA when no GPU
+/// is usable.
+DeviceInfo query_device(Backend backend);
+
+/// Copy bandwidth (bytes read + bytes written per second): a device-to-device
+/// cudaMemcpyAsync of 1 GiB, or a STREAM-like OpenMP copy over arrays well past
+/// the last-level cache; median of several repetitions.
+double measure_copy_bandwidth(const DeviceInfo& device);
+
+/// Times products on one backend. CPU: steady_clock around each call. CUDA:
+/// events on one stream around each call, the L2 optionally flushed (a
+/// memset of twice its size) before each repetition, outside the timed span.
+class Timer {
+ public:
+  virtual ~Timer() = default;
+  /// Runs `f` `warmup` times, then `reps` times, each timed; returns the
+  /// seconds of each timed run.
+  virtual std::vector<double> time(const std::function<void()>& f, int warmup, int reps,
+                                   bool flush_cache) = 0;
+  /// Waits until everything enqueued has finished.
+  virtual void synchronize() = 0;
+  /// The stream the products must be enqueued on (nullptr on the CPU).
+  virtual CUstream_st* stream() const = 0;
+};
+std::unique_ptr<Timer> make_timer(const DeviceInfo& device);
+
+// ---- results ---------------------------------------------------------------------
+
+enum class Status : std::uint8_t { Ok, Skipped, Error };
+std::string_view to_string(Status s) noexcept;
+
+/// One matrix × format × algorithm × precision × backend. Optional fields are
+/// absent (null in JSON) when they do not apply or could not be measured.
+struct Record {
+  std::string matrix;
+  std::string group;
+  Precision precision = Precision::F64;
+  bool index64 = false;
+  Backend backend = Backend::Cpu;
+  Format format = Format::Csr;
+  Algorithm algorithm = Algorithm::Auto;      ///< the kernel asked for
+  Algorithm algorithm_ran = Algorithm::Auto;  ///< the kernel the product reported
+  bool baseline = false;
+  bool deterministic = true;  ///< as the kernel declares
+  bool auto_choice = false;   ///< what `Algorithm::Auto` picks for this matrix in this format
+  Status status = Status::Ok;
+  std::string reason;  ///< why it was skipped or failed ("" when ok)
+
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::optional<std::int64_t> format_bytes;  ///< the format's arrays (bytes())
+  std::optional<double> bytes_per_nnz;
+  std::optional<std::int64_t> bytes_moved;  ///< format + x read once + y written once
+
+  std::optional<double> time_s;  ///< median
+  std::optional<double> time_min_s, time_max_s;
+  int reps = 0;
+  bool cache_flushed = false;
+  std::optional<double> gflops;       ///< 2·nnz / time
+  std::optional<double> gbs;          ///< bytes_moved / time
+  std::optional<double> bw_fraction;  ///< gbs / copy bandwidth
+
+  std::optional<double> max_rel_error;  ///< max_i |y_i − ref_i| / Σ_j |a_ij x_j|
+  std::optional<double> error_ratio;    ///< max_i |y_i − ref_i| / bound_i (≤ 1 passes)
+  std::optional<bool> correct;
+  std::optional<bool> repeat_identical;  ///< last timed y equals the checked y bit for bit
+
+  std::optional<double> convert_host_s;     ///< CSR → format on the host
+  std::optional<double> convert_host_spmv;  ///< convert_host_s / best CSR time
+  std::optional<double> convert_device_s;   ///< CSR → format on the device
+  std::string convert_device_note;
+  std::optional<double> upload_s;  ///< host → device copy of the format (CUDA)
+  /// Products after which conversion + this kernel beats the best CSR kernel.
+  std::optional<double> break_even_products;
+  /// "none-needed" (CSR), "finite", "never" (not faster than CSR), "unknown".
+  std::string break_even = "unknown";
+};
+
+/// One matrix of the suite as loaded (shared by its precisions).
+struct MatrixInfo {
+  std::string name;
+  std::string group;
+  std::string kind;
+  std::string source;
+  bool regular = false;
+  bool large = false;  ///< CSR (double) bytes ≥ cache_bytes
+  std::string error;   ///< why it could not be loaded ("" when it was)
+  double load_s = 0;
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::int64_t csr_bytes_f64 = 0;
+  MatrixStats stats;
+  int bcsr_block_size = 0;  ///< the BCSR block size the conversion used
+};
+
+/// Per matrix and precision: the best SpX kernel and the best baseline.
+struct Summary {
+  std::string matrix;
+  Precision precision = Precision::F64;
+  bool regular = false, large = false;
+  std::optional<Format> best_format;
+  std::optional<Algorithm> best_algorithm;
+  std::optional<double> best_time_s, best_gflops, best_bw_fraction;
+  std::optional<Algorithm> baseline_algorithm;
+  std::optional<double> baseline_time_s;
+  std::optional<double> speedup;  ///< baseline time / best SpX time
+  int failed = 0;                 ///< records whose check failed
+  int errors = 0;                 ///< records that threw
+};
+
+/// Per precision: geomean speed-up over the best baseline, and the mean
+/// fraction of bandwidth of the best kernel on the large regular matrices.
+struct Headline {
+  Precision precision = Precision::F64;
+  std::optional<double> geomean_speedup;
+  int speedup_matrices = 0;
+  std::optional<double> regular_bw_fraction;
+  int regular_matrices = 0;
+  /// "large regular" or "regular (none larger than the cache)".
+  std::string regular_set;
+};
+
+struct RunContext {
+  std::string spx_version;
+  std::string commit;
+  bool commit_dirty = false;
+  std::string date;  ///< UTC, ISO 8601
+  std::string host;
+  std::string compiler;
+  DeviceInfo device;
+  double copy_gbs = 0;
+  std::uint64_t seed = 0;
+  double alpha = 1, beta = 0;
+};
+
+struct Results {
+  RunContext run;
+  Config config;
+  std::vector<MatrixInfo> matrices;
+  std::vector<Record> records;
+  std::vector<Summary> summary;
+  std::vector<Headline> headline;
+};
+
+// ---- running -------------------------------------------------------------------
+
+/// The whole run: device, copy bandwidth, every member, summaries.
+Results run_bench(const Suite& suite, const Config& config);
+
+/// Measures one matrix in one precision with the given kernels (normally the
+/// registry's; tests pass their own). Appends records to `results.records`;
+/// uses results.run (seed, copy bandwidth, device) and, for the progress
+/// lines, info.name. With `through_dispatcher`, the checked product goes
+/// through spx::spmv (validation, dispatch; the algorithm it reports is
+/// recorded as `algorithm_ran`): only for kernels taken from the registry.
+/// Timed products call the kernel's launch function directly.
+template <Value T, Index I>
+void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
+                    std::span<const SpmvKernel<T, I>> kernels, const Config& config, Timer& timer,
+                    Results& results, bool through_dispatcher = false);
+
+/// The kernels of `Registry<T, I>` for the config's backend, formats,
+/// algorithms and baseline choice.
+template <Value T, Index I>
+std::vector<SpmvKernel<T, I>> select_kernels(const Config& config);
+
+/// Conversion options for a matrix: defaults, with the BCSR block size chosen
+/// to minimise the bytes per nonzero among b = 2..8 (or `forced_block` > 0).
+ConvertOptions convert_options_for(const MatrixStats& stats, std::size_t value_bytes,
+                                   std::size_t index_bytes, int forced_block);
+
+/// Fills results.summary and results.headline from the records.
+void summarize(Results& results);
+
+// ---- output ----------------------------------------------------------------------
+
+nlohmann::json to_json(const Results& results);
+/// Checks a JSON document against the schema of docs/benchmarks.md; returns
+/// one message per violation (empty: valid).
+std::vector<std::string> validate_json(const nlohmann::json& doc);
+/// The field names the schema defines at each level ("run", "device",
+/// "config", "matrix", "record", "summary", "headline"), for documentation tests.
+std::vector<std::string> schema_fields(std::string_view level);
+
+/// The readable table printed at the end of `spx bench`.
+std::string format_table(const Results& results);
+
+/// Commit of the source tree the binary was built from (generated at build time).
+std::string_view build_commit() noexcept;
+bool build_dirty() noexcept;
+
+}  // namespace spx::bench

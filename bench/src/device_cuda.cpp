@@ -1,0 +1,167 @@
+// The GPU as the benchmark sees it: properties and versions, copy bandwidth,
+// and event timing on one stream with an optional L2 flush. Host code calling
+// the CUDA runtime API; compiled only when the CUDA backend is built.
+#include "device.hpp"
+
+#if SPX_HAVE_CUDA
+
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cuda/check.hpp"
+
+namespace spx::bench::detail {
+
+namespace {
+
+using spx::cuda::check;
+
+std::string cuda_version_string(int v) {
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
+
+/// The NVIDIA kernel-module version from /proc ("" when it cannot be read).
+std::string nvidia_driver_version() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  const std::string key = "Kernel Module";
+  auto pos = line.find(key);
+  if (pos == std::string::npos) return "";
+  std::istringstream rest(line.substr(pos + key.size()));
+  std::string version;
+  rest >> version;
+  return version;
+}
+
+class CudaTimer final : public Timer {
+ public:
+  explicit CudaTimer(std::int64_t l2_bytes)
+      : flush_bytes_(static_cast<std::size_t>(2 * std::max<std::int64_t>(l2_bytes, 1 << 20))) {
+    // A blocking stream: it waits for the synchronous copies SpX makes on the
+    // legacy default stream (e.g. the NaN poison written into y before a check).
+    check(cudaStreamCreate(&stream_), "cudaStreamCreate");
+    check(cudaMalloc(&flush_, flush_bytes_), "cudaMalloc (L2 flush buffer)");
+  }
+  CudaTimer(const CudaTimer&) = delete;
+  CudaTimer& operator=(const CudaTimer&) = delete;
+  ~CudaTimer() override {
+    for (cudaEvent_t e : events_)
+      cudaEventDestroy(e);
+    cudaFree(flush_);
+    cudaStreamDestroy(stream_);
+  }
+
+  /// Enqueues every repetition between its own pair of events, the flush (a
+  /// memset of twice the L2) before each start event, and waits once at the
+  /// end, so that the host's enqueueing overlaps the device's work.
+  std::vector<double> time(const std::function<void()>& f, int warmup, int reps,
+                           bool flush_cache) override {
+    for (int i = 0; i < warmup; ++i)
+      f();
+    ensure_events(2 * static_cast<std::size_t>(reps));
+    for (int i = 0; i < reps; ++i) {
+      if (flush_cache)
+        check(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_), "cudaMemsetAsync (flush)");
+      check(cudaEventRecord(events_[2 * i], stream_), "cudaEventRecord");
+      f();
+      check(cudaEventRecord(events_[2 * i + 1], stream_), "cudaEventRecord");
+    }
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (after the timed products)");
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]), "cudaEventElapsedTime");
+      t.push_back(static_cast<double>(ms) * 1e-3);
+    }
+    return t;
+  }
+  void synchronize() override { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
+  CUstream_st* stream() const override { return stream_; }
+
+ private:
+  void ensure_events(std::size_t n) {
+    while (events_.size() < n) {
+      cudaEvent_t e = nullptr;
+      check(cudaEventCreate(&e), "cudaEventCreate");
+      events_.push_back(e);
+    }
+  }
+
+  cudaStream_t stream_ = nullptr;
+  void* flush_ = nullptr;
+  std::size_t flush_bytes_;
+  std::vector<cudaEvent_t> events_;
+};
+
+}  // namespace
+
+DeviceInfo cuda_device_info() {
+  DeviceInfo d;
+  d.backend = Backend::Cuda;
+  int dev = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  cudaDeviceProp p{};
+  check(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties");
+  d.name = p.name;
+  d.compute_capability = fmt::format("{}.{}", p.major, p.minor);
+  d.multiprocessors = p.multiProcessorCount;
+  d.memory_bytes = static_cast<std::int64_t>(p.totalGlobalMem);
+  d.cache_bytes = p.l2CacheSize;
+  int v = 0;
+  check(cudaDriverGetVersion(&v), "cudaDriverGetVersion");
+  d.cuda_driver = cuda_version_string(v);
+  check(cudaRuntimeGetVersion(&v), "cudaRuntimeGetVersion");
+  d.cuda_runtime = cuda_version_string(v);
+  d.driver_version = nvidia_driver_version();
+  int major = 0, minor = 0, patch = 0;
+  if (cusparseGetProperty(MAJOR_VERSION, &major) == CUSPARSE_STATUS_SUCCESS &&
+      cusparseGetProperty(MINOR_VERSION, &minor) == CUSPARSE_STATUS_SUCCESS &&
+      cusparseGetProperty(PATCH_LEVEL, &patch) == CUSPARSE_STATUS_SUCCESS)
+    d.cusparse_version = fmt::format("{}.{}.{}", major, minor, patch);
+  return d;
+}
+
+/// Device-to-device cudaMemcpyAsync of 1 GiB (less when memory is short),
+/// median of 10 after 2 warm-ups; read + written bytes per second.
+double cuda_copy_bandwidth(const DeviceInfo&) {
+  std::size_t free_bytes = 0, total = 0;
+  check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+  const std::size_t bytes =
+      std::min<std::size_t>(std::size_t{1} << 30, free_bytes / 4) & ~std::size_t{255};
+  void* src = nullptr;
+  void* dst = nullptr;
+  check(cudaMalloc(&src, bytes), "cudaMalloc (copy bandwidth)");
+  check(cudaMalloc(&dst, bytes), "cudaMalloc (copy bandwidth)");
+  check(cudaMemset(src, 1, bytes), "cudaMemset");
+  double seconds = 0;
+  {
+    CudaTimer timer(0);
+    const auto t = timer.time(
+        [&] {
+          check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, timer.stream()),
+                "cudaMemcpyAsync");
+        },
+        2, 10, false);
+    seconds = median(t);
+  }
+  cudaFree(src);
+  cudaFree(dst);
+  return 2.0 * static_cast<double>(bytes) / seconds;
+}
+
+std::unique_ptr<Timer> make_cuda_timer(const DeviceInfo& device) {
+  return std::make_unique<CudaTimer>(device.cache_bytes);
+}
+
+}  // namespace spx::bench::detail
+
+#endif  // SPX_HAVE_CUDA

@@ -1,0 +1,215 @@
+// The whole run: the machine, its copy bandwidth, every suite member in every
+// precision, and the summaries the table and the headline are made of.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "bench.hpp"
+#include "spx/core/error.hpp"
+
+namespace spx::bench {
+
+std::string_view to_string(Precision p) noexcept {
+  return p == Precision::F32 ? "f32" : "f64";
+}
+
+std::vector<Precision> parse_precisions(std::string_view s) {
+  if (s == "f32") return {Precision::F32};
+  if (s == "f64") return {Precision::F64};
+  if (s == "both") return {Precision::F64, Precision::F32};
+  throw InvalidInput(fmt::format("unknown precision '{}': expected f32, f64 or both", s));
+}
+
+std::string_view to_string(Status s) noexcept {
+  switch (s) {
+    case Status::Ok:
+      return "ok";
+    case Status::Skipped:
+      return "skipped";
+    default:
+      return "error";
+  }
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string compiler() {
+#if defined(__clang__)
+  return fmt::format("clang {}", __clang_version__);
+#elif defined(__GNUC__)
+  return fmt::format("gcc {}", __VERSION__);
+#else
+  return "unknown";
+#endif
+}
+
+template <Index I>
+void run_members(const Suite& suite, const Config& config, Timer& timer, Results& res) {
+  const auto kernels_f64 = select_kernels<double, I>(config);
+  const auto kernels_f32 = select_kernels<float, I>(config);
+  const std::size_t count = suite.members.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const SuiteMember& member = suite.members[i];
+    Config cfg = config;
+    if (config.progress) {
+      const std::string prefix = fmt::format("[{}/{}] ", i + 1, count);
+      cfg.progress = [&config, prefix](const std::string& s, bool detail) {
+        config.progress(prefix + s, detail);
+      };
+      cfg.progress(fmt::format("{}: loading", member.name), false);
+    }
+    MatrixInfo info;
+    info.name = member.name;
+    info.group = member.group;
+    info.kind = std::string(member.kind());
+    info.source = member.describe_source();
+    info.regular = member.regular;
+    Csr<double, I> A;
+    try {
+      const auto t0 = Clock::now();
+      A = load_member<I>(member);
+      info.load_s = std::chrono::duration<double>(Clock::now() - t0).count();
+      info.rows = A.rows();
+      info.cols = A.cols();
+      info.nnz = A.nnz();
+      info.csr_bytes_f64 = static_cast<std::int64_t>(A.bytes());
+      info.large = info.csr_bytes_f64 >= 2 * res.run.device.cache_bytes;
+      info.stats = analyze(A);
+      info.bcsr_block_size =
+          convert_options_for(info.stats, sizeof(double), sizeof(I), config.block_size).block_size;
+      if (info.nnz == 0) info.error = "the matrix has no nonzeros: nothing to measure";
+    } catch (const std::exception& e) {
+      info.error = fmt::format("cannot load: {}", e.what());
+    }
+    res.matrices.push_back(info);
+    if (!info.error.empty()) continue;
+    for (Precision p : config.precisions) {
+      if (p == Precision::F64) {
+        measure_matrix<double, I>(info, A, kernels_f64, cfg, timer, res, true);
+      } else {
+        const Csr<float, I> Af = cast<float, I>(A);
+        measure_matrix<float, I>(info, Af, kernels_f32, cfg, timer, res, true);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Results run_bench(const Suite& suite, const Config& config) {
+  if (config.precisions.empty()) throw InvalidInput("no precision to measure");
+  Results res;
+  res.config = config;
+  res.config.progress = nullptr;
+  if (res.config.suite_name == "custom" || res.config.suite_name.empty())
+    res.config.suite_name = suite.name;
+  RunContext& run = res.run;
+  run.spx_version = SPX_VERSION;
+  run.commit = std::string(build_commit());
+  run.commit_dirty = build_dirty();
+  run.date = utc_now();
+  run.host = host_name();
+  run.compiler = compiler();
+  run.seed = config.seed != 0
+                 ? config.seed
+                 : (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+  if (run.seed == 0) run.seed = 1;
+  if (config.progress) config.progress("querying the device", false);
+  run.device = query_device(config.backend);
+  if (config.progress) config.progress("measuring the copy bandwidth", false);
+  run.copy_gbs = measure_copy_bandwidth(run.device) * 1e-9;
+  const auto timer = make_timer(run.device);
+  if (config.index64) {
+    run_members<std::int64_t>(suite, config, *timer, res);
+  } else {
+    run_members<std::int32_t>(suite, config, *timer, res);
+  }
+  summarize(res);
+  return res;
+}
+
+void summarize(Results& res) {
+  res.summary.clear();
+  res.headline.clear();
+  for (Precision p : res.config.precisions) {
+    Headline h;
+    h.precision = p;
+    double log_sum = 0;
+    std::vector<double> regular_all, regular_large;
+    for (const MatrixInfo& info : res.matrices) {
+      if (!info.error.empty()) continue;
+      Summary s;
+      s.matrix = info.name;
+      s.precision = p;
+      s.regular = info.regular;
+      s.large = info.large;
+      const Record* best = nullptr;
+      const Record* base = nullptr;
+      for (const Record& r : res.records) {
+        if (r.matrix != info.name || r.precision != p) continue;
+        if (r.status == Status::Error) ++s.errors;
+        if (r.correct == false) ++s.failed;
+        if (r.status != Status::Ok || r.correct != true || !r.time_s) continue;
+        const Record*& slot = r.baseline ? base : best;
+        if (slot == nullptr || *r.time_s < *slot->time_s) slot = &r;
+      }
+      if (best != nullptr) {
+        s.best_format = best->format;
+        s.best_algorithm = best->algorithm;
+        s.best_time_s = best->time_s;
+        s.best_gflops = best->gflops;
+        s.best_bw_fraction = best->bw_fraction;
+      }
+      if (base != nullptr) {
+        s.baseline_algorithm = base->algorithm;
+        s.baseline_time_s = base->time_s;
+      }
+      if (best != nullptr && base != nullptr) {
+        s.speedup = *base->time_s / *best->time_s;
+        log_sum += std::log(*s.speedup);
+        ++h.speedup_matrices;
+      }
+      if (s.regular && s.best_bw_fraction) {
+        regular_all.push_back(*s.best_bw_fraction);
+        if (s.large) regular_large.push_back(*s.best_bw_fraction);
+      }
+      res.summary.push_back(std::move(s));
+    }
+    if (h.speedup_matrices > 0) h.geomean_speedup = std::exp(log_sum / h.speedup_matrices);
+    const bool have_large = !regular_large.empty();
+    const auto& set = have_large ? regular_large : regular_all;
+    h.regular_set = have_large ? "large regular" : "regular (none larger than the cache)";
+    h.regular_matrices = static_cast<int>(set.size());
+    if (!set.empty()) {
+      double sum = 0;
+      for (double v : set)
+        sum += v;
+      h.regular_bw_fraction = sum / static_cast<double>(set.size());
+    }
+    res.headline.push_back(std::move(h));
+  }
+}
+
+}  // namespace spx::bench

@@ -1,0 +1,471 @@
+// The benchmark engine: the JSON it writes follows the documented schema, one
+// record per matrix × format × algorithm × precision × backend, errors and
+// refusals are recorded, and a kernel with a wrong result is marked (never
+// hidden and never chosen as the best). Runs on the CPU with tiny matrices;
+// no timing is asserted.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "bench.hpp"
+#include "common.hpp"
+#include "spx/core/error.hpp"
+
+namespace spx::test {
+namespace {
+
+namespace fs = std::filesystem;
+using bench::Config;
+using bench::MatrixInfo;
+using bench::Results;
+
+/// A banded-plus-random pattern with one empty row and one long row.
+Csr<double, std::int64_t> handmade(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<std::int64_t> ptr{0}, col;
+  std::vector<double> val;
+  for (std::int64_t r = 0; r < n; ++r) {
+    std::set<std::int64_t> cols;
+    if (r != n / 2) {  // one empty row
+      for (std::int64_t d = -2; d <= 2; ++d)
+        if (r + d >= 0 && r + d < n) cols.insert(r + d);
+      cols.insert(static_cast<std::int64_t>(gen() % n));
+    }
+    if (r == 3)  // one long row
+      for (std::int64_t c = 0; c < n; c += 2)
+        cols.insert(c);
+    for (auto c : cols) {
+      col.push_back(c);
+      val.push_back((gen() & 1 ? 1.0 : -1.0) * (0.5 + static_cast<double>(gen() % 1000) / 1000.0));
+    }
+    ptr.push_back(static_cast<std::int64_t>(col.size()));
+  }
+  return Csr<double, std::int64_t>(n, n, Array<std::int64_t>(ptr), Array<std::int64_t>(col),
+                                   Array<double>(val));
+}
+
+Config test_config() {
+  Config c;
+  c.backend = Backend::Cpu;
+  c.reps = 3;
+  c.warmup = 1;
+  c.max_seconds_per_kernel = 0.05;
+  c.seed = fresh_seed() | 1;
+  c.suite_name = "test";
+  return c;
+}
+
+/// A results shell with a described CPU and a nominal copy bandwidth (no
+/// measurement: the tests do not time anything that matters).
+Results shell(const Config& c) {
+  Results res;
+  res.config = c;
+  res.run.spx_version = "test";
+  res.run.commit = std::string(bench::build_commit());
+  res.run.date = "2026-01-01T00:00:00Z";
+  res.run.host = "test";
+  res.run.compiler = "test";
+  res.run.device = bench::query_device(Backend::Cpu);
+  res.run.copy_gbs = 10.0;
+  res.run.seed = c.seed;
+  return res;
+}
+
+MatrixInfo info_of(const std::string& name, const Csr<double, std::int32_t>& A) {
+  MatrixInfo info;
+  info.name = name;
+  info.group = "handmade";
+  info.kind = "custom";
+  info.source = "test";
+  info.regular = true;
+  info.rows = A.rows();
+  info.cols = A.cols();
+  info.nnz = A.nnz();
+  info.csr_bytes_f64 = static_cast<std::int64_t>(A.bytes());
+  info.stats = analyze(A);
+  return info;
+}
+
+// Fake kernels registered under algorithm names no CPU CSR kernel uses.
+template <Value T, Index I>
+SpmvKernel<T, I> fake_kernel(
+    Algorithm a, std::function<std::string(MatrixRef<T, I>)> can_run,
+    std::function<void(T, MatrixRef<T, I>, const T*, T, T*, const ExecContext&)> run) {
+  return SpmvKernel<T, I>{KernelInfo{Op::Spmv, Format::Csr, a, Backend::Cpu, true, false},
+                          std::move(can_run), std::move(run)};
+}
+
+/// Correct except that row 1 gets one extra 1: a wrong result.
+template <Value T, Index I>
+void broken_run(T alpha, MatrixRef<T, I> M, const T* x, T, T* y, const ExecContext&) {
+  const auto& A = *std::get<const Csr<T, I>*>(M);
+  for (std::int64_t r = 0; r < A.rows(); ++r) {
+    T sum = 0;
+    for (I k = A.row_ptr()[r]; k < A.row_ptr()[r + 1]; ++k)
+      sum += A.values()[k] * x[A.col_idx()[k]];
+    y[r] = alpha * sum + (r == 1 ? T{1} : T{0});
+  }
+}
+
+std::set<std::tuple<std::string, std::string, std::string, std::string, std::string>> record_keys(
+    const nlohmann::json& doc) {
+  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string>> keys;
+  for (const auto& r : doc["records"])
+    keys.emplace(r["matrix"], r["format"], r["algorithm"], r["precision"], r["backend"]);
+  return keys;
+}
+
+TEST(Bench, EveryKernelRecordedAndBrokenKernelMarked) {
+  Config config = test_config();
+  config.precisions = {bench::Precision::F64};
+  Results res = shell(config);
+  const auto A64 = handmade(300, config.seed);
+  const auto A = cast<double, std::int32_t>(A64);
+  const MatrixInfo info = info_of("handmade-300", A);
+  res.matrices.push_back(info);
+
+  using T = double;
+  using I = std::int32_t;
+  auto kernels = bench::select_kernels<T, I>(config);
+  const std::size_t registered = kernels.size();
+  ASSERT_GT(registered, 0u);
+  kernels.push_back(fake_kernel<T, I>(
+      Algorithm::Scalar, [](MatrixRef<T, I>) { return std::string(); }, broken_run<T, I>));
+  kernels.push_back(fake_kernel<T, I>(
+      Algorithm::Vector, [](MatrixRef<T, I>) { return std::string(); },
+      [](T, MatrixRef<T, I>, const T*, T, T*, const ExecContext&) {
+        throw Unsupported("deliberate failure inside the kernel");
+      }));
+  kernels.push_back(fake_kernel<T, I>(
+      Algorithm::Balanced, [](MatrixRef<T, I>) { return std::string(); },
+      [](T alpha, MatrixRef<T, I> M, const T* x, T, T* y, const ExecContext& ctx) {
+        // Reads y although beta = 0: the NaN poison leaks into the result.
+        const auto rows = rows_of<T, I>(M);
+        std::vector<T> tmp(static_cast<std::size_t>(rows));
+        broken_run<T, I>(alpha, M, x, T{0}, tmp.data(), ctx);
+        for (std::int64_t r = 0; r < rows; ++r)
+          y[r] += tmp[r] - (r == 1 ? T{1} : T{0});
+      }));
+  kernels.push_back(fake_kernel<T, I>(
+      Algorithm::Adaptive, [](MatrixRef<T, I>) { return std::string("too wide for this test"); },
+      broken_run<T, I>));
+  auto timer = bench::make_timer(res.run.device);
+  bench::measure_matrix<T, I>(info, A, kernels, config, *timer, res, false);
+  bench::summarize(res);
+
+  // One record per kernel whose format converts (all registered CPU kernels do).
+  std::size_t expected = 0;
+  for (const auto& k : kernels)
+    expected += convertible(k.info.format) ? 1 : 0;
+  ASSERT_EQ(res.records.size(), expected);
+
+  bool saw_eigen = false;
+  for (const auto& r : res.records) {
+    const std::string what = fmt::format("{}/{}", to_string(r.format), to_string(r.algorithm));
+    if (r.algorithm == Algorithm::Scalar) {
+      EXPECT_EQ(r.status, bench::Status::Ok) << what;
+      EXPECT_EQ(r.correct, false) << what;
+      EXPECT_GT(r.error_ratio.value_or(0), 1.0) << what;
+      EXPECT_NE(r.reason.find("check failed"), std::string::npos) << r.reason;
+      EXPECT_TRUE(r.time_s.has_value()) << "a failed check is still measured";
+    } else if (r.algorithm == Algorithm::Balanced) {
+      EXPECT_EQ(r.correct, false) << what << ": NaN in y must fail the check";
+      EXPECT_FALSE(r.max_rel_error.has_value()) << "a non-finite error is recorded as null";
+    } else if (r.algorithm == Algorithm::Vector) {
+      EXPECT_EQ(r.status, bench::Status::Error) << what;
+      EXPECT_NE(r.reason.find("deliberate failure"), std::string::npos) << r.reason;
+    } else if (r.algorithm == Algorithm::Adaptive) {
+      EXPECT_EQ(r.status, bench::Status::Skipped) << what;
+      EXPECT_NE(r.reason.find("too wide"), std::string::npos) << r.reason;
+    } else if (r.status == bench::Status::Ok) {
+      EXPECT_EQ(r.correct, true) << what << ": " << r.reason;
+      EXPECT_LE(r.error_ratio.value_or(2), 1.0) << what;
+      EXPECT_GT(r.time_s.value_or(0), 0.0) << what;
+      EXPECT_GT(r.gflops.value_or(0), 0.0) << what;
+      EXPECT_EQ(r.bytes_moved.value_or(0),
+                r.format_bytes.value_or(0) + static_cast<std::int64_t>((300 + 300) * sizeof(T)))
+          << what;
+      if (r.deterministic) {
+        EXPECT_EQ(r.repeat_identical, true) << what;
+      }
+      if (r.format == Format::Csr) {
+        EXPECT_EQ(r.break_even, "none-needed") << what;
+      }
+      saw_eigen = saw_eigen || r.algorithm == Algorithm::Eigen;
+    } else {
+      // A refusal by design is fine, but it must say why.
+      EXPECT_FALSE(r.reason.empty()) << what;
+    }
+  }
+  EXPECT_TRUE(saw_eigen) << "the Eigen baseline did not run";
+
+  // The broken kernel is counted but never chosen as the best.
+  ASSERT_EQ(res.summary.size(), 1u);
+  const auto& s = res.summary.front();
+  EXPECT_EQ(s.failed, 2);
+  EXPECT_EQ(s.errors, 1);
+  ASSERT_TRUE(s.best_algorithm.has_value());
+  EXPECT_NE(*s.best_algorithm, Algorithm::Scalar);
+  EXPECT_NE(*s.best_algorithm, Algorithm::Balanced);
+  EXPECT_EQ(s.baseline_algorithm, Algorithm::Eigen);
+  EXPECT_TRUE(s.speedup.has_value());
+  EXPECT_NE(bench::format_table(res).find("CHECK FAILED"), std::string::npos);
+
+  const nlohmann::json doc = bench::to_json(res);
+  const auto problems = bench::validate_json(doc);
+  EXPECT_TRUE(problems.empty()) << problems.size() << " problems, first: " << problems.front();
+  EXPECT_EQ(record_keys(doc).size(), doc["records"].size()) << "records repeat a key";
+  // JSON marks the failure the same way.
+  int failed = 0;
+  for (const auto& r : doc["records"])
+    failed += r["correct"] == false;
+  EXPECT_EQ(failed, 2);
+}
+
+TEST(Bench, RunBenchEndToEndBothPrecisions) {
+  Config config = test_config();
+  config.precisions = bench::parse_precisions("both");
+  bench::Suite suite{"test", {}};
+  const std::uint64_t seed = config.seed;
+  suite.members.push_back(
+      {"tiny-a", "handmade", true, bench::MatrixProducer([seed] { return handmade(120, seed); })});
+  suite.members.push_back({"tiny-b", "handmade", false,
+                           bench::MatrixProducer([seed] { return handmade(77, seed + 1); })});
+  suite.members.push_back({"broken-producer", "handmade", false,
+                           bench::MatrixProducer([]() -> Csr<double, std::int64_t> {
+                             throw IoError("cannot read the matrix");
+                           })});
+  suite.members.push_back({"empty", "handmade", false, bench::MatrixProducer([] {
+                             return Csr<double, std::int64_t>(
+                                 5, 5, Array<std::int64_t>::filled(6, 0), Array<std::int64_t>(),
+                                 Array<double>());
+                           })});
+  std::vector<std::string> lines;
+  config.progress = [&lines](const std::string& line, bool) { lines.push_back(line); };
+  const Results res = bench::run_bench(suite, config);
+  EXPECT_FALSE(lines.empty());
+  EXPECT_GT(res.run.copy_gbs, 0.0);
+
+  ASSERT_EQ(res.matrices.size(), 4u);
+  EXPECT_TRUE(res.matrices[0].error.empty()) << res.matrices[0].error;
+  EXPECT_NE(res.matrices[2].error.find("cannot read the matrix"), std::string::npos);
+  EXPECT_NE(res.matrices[3].error.find("no nonzeros"), std::string::npos);
+
+  const auto kernels = bench::select_kernels<double, std::int32_t>(config);
+  std::size_t per_matrix = 0;
+  for (const auto& k : kernels)
+    per_matrix += convertible(k.info.format) ? 1 : 0;
+  EXPECT_EQ(res.records.size(), 2 * 2 * per_matrix) << "2 matrices × 2 precisions × kernels";
+  for (const auto& r : res.records) {
+    EXPECT_TRUE(r.matrix == "tiny-a" || r.matrix == "tiny-b") << r.matrix;
+    if (r.status == bench::Status::Ok) {
+      EXPECT_EQ(r.correct, true) << r.matrix << " " << r.reason;
+      EXPECT_EQ(r.algorithm_ran, r.algorithm) << "through the dispatcher, the kernel asked for ran";
+    }
+  }
+  ASSERT_EQ(res.headline.size(), 2u);
+  EXPECT_TRUE(res.headline[0].geomean_speedup.has_value());
+  EXPECT_EQ(res.headline[0].speedup_matrices, 2);
+
+  const nlohmann::json doc = bench::to_json(res);
+  const auto problems = bench::validate_json(doc);
+  EXPECT_TRUE(problems.empty()) << problems.size() << " problems, first: " << problems.front();
+  // Round trip through text.
+  const auto again = nlohmann::json::parse(doc.dump(1));
+  EXPECT_TRUE(bench::validate_json(again).empty());
+  const std::string table = bench::format_table(res);
+  EXPECT_NE(table.find("tiny-a"), std::string::npos);
+  EXPECT_NE(table.find("not measured: broken-producer"), std::string::npos);
+}
+
+/// A small valid document to mutate.
+nlohmann::json valid_doc() {
+  Config config = test_config();
+  config.precisions = {bench::Precision::F32};
+  Results res = shell(config);
+  const auto A = cast<double, std::int32_t>(handmade(40, 3));
+  const MatrixInfo info = info_of("m", A);
+  res.matrices.push_back(info);
+  auto kernels = bench::select_kernels<float, std::int32_t>(config);
+  auto timer = bench::make_timer(res.run.device);
+  bench::measure_matrix<float, std::int32_t>(info, cast<float, std::int32_t>(A), kernels, config,
+                                             *timer, res, true);
+  bench::summarize(res);
+  return bench::to_json(res);
+}
+
+TEST(BenchSchema, ValidatorCatchesViolations) {
+  const nlohmann::json good = valid_doc();
+  ASSERT_TRUE(bench::validate_json(good).empty());
+  ASSERT_GE(good["records"].size(), 2u);
+  const auto expect_problem = [](const nlohmann::json& doc, const std::string& needle) {
+    const auto problems = bench::validate_json(doc);
+    bool found = false;
+    for (const auto& p : problems)
+      found = found || p.find(needle) != std::string::npos;
+    EXPECT_TRUE(found) << "expected a problem mentioning '" << needle << "'; got "
+                       << (problems.empty() ? std::string("none") : problems.front());
+  };
+  auto doc = good;
+  doc["records"][0].erase("time_s");
+  expect_problem(doc, "missing field 'time_s'");
+  doc = good;
+  doc["records"][0]["nnz"] = "many";
+  expect_problem(doc, "records[0].nnz: expected integer");
+  doc = good;
+  doc["records"][1]["surprise"] = 1;
+  expect_problem(doc, "'surprise' is not in the schema");
+  doc = good;
+  doc["records"].push_back(doc["records"][0]);
+  expect_problem(doc, "a second record");
+  doc = good;
+  doc["records"][0]["status"] = "fine";
+  expect_problem(doc, "unexpected value 'fine'");
+  doc = good;
+  doc["records"][0]["status"] = "ok";
+  doc["records"][0]["time_s"] = nullptr;
+  expect_problem(doc, "status ok needs time_s");
+  doc = good;
+  doc["records"][0]["matrix"] = "unknown";
+  expect_problem(doc, "not in 'matrices'");
+  doc = good;
+  doc["run"]["device"].erase("name");
+  expect_problem(doc, "run.device: missing field 'name'");
+  doc = good;
+  doc["matrices"][0]["stats"]["row_max"] = 1.5;
+  expect_problem(doc, "stats.row_max: expected integer");
+  doc = good;
+  doc["schema"] = "spx-bench/0";
+  expect_problem(doc, "schema");
+}
+
+TEST(BenchSchema, EveryFieldIsDocumented) {
+  const fs::path doc_path =
+      fs::path(__FILE__).parent_path().parent_path() / "docs" / "benchmarks.md";
+  std::ifstream in(doc_path);
+  ASSERT_TRUE(in) << "cannot read " << doc_path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  for (const char* level :
+       {"top", "run", "device", "config", "matrix", "stats", "record", "summary", "headline"}) {
+    const auto fields = bench::schema_fields(level);
+    EXPECT_FALSE(fields.empty()) << level;
+    for (const auto& f : fields)
+      EXPECT_NE(text.find(fmt::format("| `{}` |", f)), std::string::npos)
+          << "docs/benchmarks.md does not document field '" << f << "' (" << level << ")";
+  }
+}
+
+TEST(BenchSuite, FilesAndFolders) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("spx_bench_suite_{}", fresh_seed());
+  fs::create_directories(dir / "sub");
+  for (const char* name : {"b.mtx", "a.mtx.gz", "notes.txt", "sub/c.mtx"})
+    std::ofstream(dir / name) << "x";
+  const std::vector<std::string> args{dir.string(), (dir / "sub" / "c.mtx").string(),
+                                      (dir / "b.mtx").string()};
+  const bench::Suite s = bench::files_suite(args);
+  ASSERT_EQ(s.members.size(), 4u);
+  EXPECT_EQ(s.members[0].name, "a");
+  EXPECT_EQ(s.members[1].name, "b");
+  EXPECT_EQ(s.members[2].name, "c");
+  EXPECT_EQ(s.members[3].name, "b#2") << "a repeated name is made unique";
+  EXPECT_EQ(s.members[0].kind(), "file");
+  const std::vector<std::string> missing{(dir / "nope.mtx").string()};
+  try {
+    (void)bench::files_suite(missing);
+    ADD_FAILURE() << "expected InvalidInput";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("nope.mtx"), std::string::npos) << e.what();
+  }
+  const std::vector<std::string> empty_dir{(dir / "sub2").string()};
+  fs::create_directories(dir / "sub2");
+  EXPECT_THROW((void)bench::files_suite(empty_dir), InvalidInput);
+  fs::remove_all(dir);
+}
+
+TEST(BenchSuite, DefaultSuiteSpansTheClasses) {
+  for (Backend b : {Backend::Cpu, Backend::Cuda}) {
+    const bench::Suite s = bench::default_suite(b, SPX_REAL_MATRICES);
+    std::map<Generator, int> kinds;
+    std::set<int> fem_blocks, stencil3d_points;
+    std::set<std::string> names;
+    int generated = 0;
+    for (const auto& m : s.members) {
+      EXPECT_TRUE(names.insert(m.name).second) << "repeated name " << m.name;
+      if (const auto* spec = std::get_if<GenSpec>(&m.source)) {
+        ++generated;
+        ++kinds[spec->kind];
+        if (spec->kind == Generator::Fem) fem_blocks.insert(spec->block);
+        if (spec->kind == Generator::Stencil3d) stencil3d_points.insert(spec->points);
+      }
+    }
+    EXPECT_GE(generated, 30) << to_string(b);
+    EXPECT_EQ(kinds.size(), 10u) << "every generator class";
+    EXPECT_EQ(fem_blocks, (std::set<int>{2, 3, 6}));
+    EXPECT_EQ(stencil3d_points, (std::set<int>{7, 27}));
+  }
+  EXPECT_GE(bench::quick_suite().members.size(), 5u);
+  EXPECT_LE(bench::quick_suite().members.size(), 10u);
+}
+
+TEST(BenchSuite, BcsrBlockSizeFollowsTheFill) {
+  MatrixStats stats;
+  stats.block_fill = {1.0, 1.0, 0.6, 0.5, 1.0, 0.4, 0.5};  // b = 2..8: full at 2, 3, 6
+  EXPECT_EQ(bench::convert_options_for(stats, 8, 4, 0).block_size, 6);
+  stats.block_fill = {0.9, 0.3, 0.25, 0.1, 0.1, 0.05, 0.05};
+  EXPECT_EQ(bench::convert_options_for(stats, 8, 4, 0).block_size, 2);
+  EXPECT_EQ(bench::convert_options_for(stats, 8, 4, 5).block_size, 5) << "forced";
+}
+
+TEST(BenchCli, BenchesAFileAndWritesValidJson) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("spx_bench_cli_{}", fresh_seed());
+  fs::create_directories(dir);
+  {
+    std::ofstream mtx(dir / "small.mtx");
+    mtx << "%%MatrixMarket matrix coordinate real general\n6 6 10\n";
+    for (int i = 1; i <= 6; ++i)
+      mtx << i << " " << i << " " << 1.5 + i << "\n";
+    mtx << "1 6 -2\n6 1 0.5\n3 4 1.25\n4 2 -0.75\n";
+  }
+  const fs::path json = dir / "out.json";
+  const std::string cmd = fmt::format(
+      "\"{}\" bench \"{}\" --backend cpu --precision f64 --reps 2 --warmup 1 --quiet --json \"{}\" "
+      "> \"{}\" 2>&1",
+      SPX_CLI_PATH, (dir / "small.mtx").string(), json.string(), (dir / "log.txt").string());
+  const int rc = std::system(cmd.c_str());
+  std::ifstream log_in(dir / "log.txt");
+  std::stringstream log;
+  log << log_in.rdbuf();
+  ASSERT_EQ(rc, 0) << log.str();
+  EXPECT_NE(log.str().find("small"), std::string::npos) << log.str();
+  std::ifstream in(json);
+  ASSERT_TRUE(in);
+  const auto doc = nlohmann::json::parse(in);
+  const auto problems = bench::validate_json(doc);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  EXPECT_GT(doc["records"].size(), 0u);
+
+  // A path that does not exist: one error line, exit status 1.
+  const std::string bad =
+      fmt::format("\"{}\" bench \"{}\" --backend cpu > \"{}\" 2>&1", SPX_CLI_PATH,
+                  (dir / "missing.mtx").string(), (dir / "log2.txt").string());
+  EXPECT_NE(std::system(bad.c_str()), 0);
+  std::ifstream log2(dir / "log2.txt");
+  std::stringstream l2;
+  l2 << log2.rdbuf();
+  EXPECT_NE(l2.str().find("missing.mtx"), std::string::npos) << l2.str();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace spx::test
