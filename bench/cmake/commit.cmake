@@ -4,7 +4,11 @@
 set(commit "unknown")
 set(dirty "false")
 find_package(Git QUIET)
-if(GIT_FOUND)
+if(DEFINED ENV{SPX_COMMIT} AND NOT "$ENV{SPX_COMMIT}" STREQUAL "")
+  # A copy of the tree without .git (e.g. on a GPU machine): the caller says
+  # which commit it is.
+  set(commit "$ENV{SPX_COMMIT}")
+elseif(GIT_FOUND)
   execute_process(COMMAND "${GIT_EXECUTABLE}" rev-parse HEAD WORKING_DIRECTORY "${SOURCE_DIR}"
                   OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(rc EQUAL 0)
