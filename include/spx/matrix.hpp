@@ -7,17 +7,21 @@
 #include <cstdint>
 #include <variant>
 
+#include "spx/formats/bcsr.hpp"
 #include "spx/formats/coo.hpp"
 #include "spx/formats/csc.hpp"
 #include "spx/formats/csr.hpp"
+#include "spx/formats/dia.hpp"
+#include "spx/formats/hdi.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
-using Matrix = std::variant<Coo<T, I>, Csr<T, I>, Csc<T, I>>;
+using Matrix = std::variant<Coo<T, I>, Csr<T, I>, Csc<T, I>, Dia<T, I>, Hdi<T, I>, Bcsr<T, I>>;
 
 template <Value T, Index I>
-using MatrixRef = std::variant<const Coo<T, I>*, const Csr<T, I>*, const Csc<T, I>*>;
+using MatrixRef = std::variant<const Coo<T, I>*, const Csr<T, I>*, const Csc<T, I>*,
+                               const Dia<T, I>*, const Hdi<T, I>*, const Bcsr<T, I>*>;
 
 /// A format type of SpX.
 template <class M>

@@ -7,13 +7,24 @@
 namespace spx {
 
 bool convertible(Format f) noexcept {
-  return f == Format::Coo || f == Format::Csr || f == Format::Csc;
+  return f == Format::Coo || f == Format::Csr || f == Format::Csc || f == Format::Dia ||
+         f == Format::Hdi || f == Format::Bcsr;
 }
 
 namespace detail {
 
 template <Value T, Index I>
-Matrix<T, I> convert_other(const Csr<T, I>&, Format to, const ConvertOptions&) {
+Matrix<T, I> convert_other(const Csr<T, I>& A, Format to, const ConvertOptions& options) {
+  switch (to) {
+    case Format::Dia:
+      return to_dia(A, options);
+    case Format::Hdi:
+      return to_hdi(A, options);
+    case Format::Bcsr:
+      return to_bcsr(A, options);
+    default:
+      break;
+  }
   throw Unsupported(fmt::format("conversion to {} is not implemented in this build", to_string(to)));
 }
 
