@@ -79,6 +79,26 @@ template <Value T, Index I>
 Jad<T, I> to_jad(const Csr<T, I>& A, const ConvertOptions& options = {});
 template <Value T, Index I>
 Csr<T, I> to_csr(const Jad<T, I>& A);
+// ---- DIA, HDI, BCSR (src/core/convert_{dia,hdi,bcsr}.cpp) -------------------
+// CSR → format refuses (Unsupported, with the size it would have) when the
+// padded storage exceeds the budget of `options`, and BCSR also when its fill
+// is below options.min_block_fill. The way back is exact, explicit zeros
+// included (they are kept in the formats' ExplicitZeros list).
+
+template <Value T, Index I>
+Dia<T, I> to_dia(const Csr<T, I>& A, const ConvertOptions& options = {});
+template <Value T, Index I>
+Csr<T, I> to_csr(const Dia<T, I>& A);
+/// Hacks of options.hack_size rows.
+template <Value T, Index I>
+Hdi<T, I> to_hdi(const Csr<T, I>& A, const ConvertOptions& options = {});
+template <Value T, Index I>
+Csr<T, I> to_csr(const Hdi<T, I>& A);
+/// Blocks of options.block_size (1..32).
+template <Value T, Index I>
+Bcsr<T, I> to_bcsr(const Csr<T, I>& A, const ConvertOptions& options = {});
+template <Value T, Index I>
+Csr<T, I> to_csr(const Bcsr<T, I>& A);
 
 // ---- generic ----------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <variant>
 
+#include "spx/formats/bcsr.hpp"
 #include "spx/formats/coo.hpp"
 #include "spx/formats/csc.hpp"
 #include "spx/formats/csr.hpp"
@@ -15,17 +16,20 @@
 #include "spx/formats/hyb.hpp"
 #include "spx/formats/jad.hpp"
 #include "spx/formats/sell.hpp"
+#include "spx/formats/dia.hpp"
+#include "spx/formats/hdi.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 using Matrix = std::variant<Coo<T, I>, Csr<T, I>, Csc<T, I>, Ell<T, I>, Sell<T, I>, Hll<T, I>,
-                            Hyb<T, I>, Jad<T, I>>;
+                            Dia<T, I>, Hdi<T, I>, Hyb<T, I>, Jad<T, I>, Bcsr<T, I>>;
 
 template <Value T, Index I>
 using MatrixRef =
     std::variant<const Coo<T, I>*, const Csr<T, I>*, const Csc<T, I>*, const Ell<T, I>*,
-                 const Sell<T, I>*, const Hll<T, I>*, const Hyb<T, I>*, const Jad<T, I>*>;
+                 const Sell<T, I>*, const Hll<T, I>*, const Dia<T, I>*, const Hdi<T, I>*,
+                 const Hyb<T, I>*, const Jad<T, I>*, const Bcsr<T, I>*>;
 
 /// A format type of SpX.
 template <class M>

@@ -6,21 +6,9 @@
 
 namespace spx {
 
-bool convertible(Format f) noexcept {
-  switch (f) {
-    case Format::Coo:
-    case Format::Csr:
-    case Format::Csc:
-    case Format::Ell:
-    case Format::Sell:
-    case Format::Hll:
-    case Format::Hyb:
-    case Format::Jad:
-      return true;
-    default:
-      return false;
-  }
-}
+// Every format converts from CSR on the host (device-side conversions are a
+// later addition and will be queried separately).
+bool convertible(Format) noexcept { return true; }
 
 namespace detail {
 
@@ -37,6 +25,12 @@ Matrix<T, I> convert_other(const Csr<T, I>& A, Format to, const ConvertOptions& 
       return to_hyb(A, options);
     case Format::Jad:
       return to_jad(A, options);
+    case Format::Dia:
+      return to_dia(A, options);
+    case Format::Hdi:
+      return to_hdi(A, options);
+    case Format::Bcsr:
+      return to_bcsr(A, options);
     default:
       break;
   }

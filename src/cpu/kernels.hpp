@@ -36,5 +36,15 @@ template <Value T, Index I>
 void spmv_hyb_rows(T alpha, const Hyb<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 template <Value T, Index I>
 void spmv_jad_rows(T alpha, const Jad<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+// DIA (dia.cpp), HDI (hdi.cpp): thread per block of rows, diagonals streamed
+template <Value T, Index I>
+void spmv_dia_rows(T alpha, const Dia<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+template <Value T, Index I>
+void spmv_hdi_rows(T alpha, const Hdi<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
+// BCSR (bcsr.cpp): thread per block row, block size compiled in for common b
+template <Value T, Index I>
+void spmv_bcsr_block_rows(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y,
+                          const ExecContext&);
 
 }  // namespace spx::cpu

@@ -73,6 +73,18 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   add_rows_kernel<Jad<T, I>>(reg, cpu::spmv_jad_rows<T, I>);
   cpu::register_batch_kernels(reg);  // batched SpMV (src/cpu/batch_spmv.cpp)
   register_eigen_baseline(reg);  // baseline for the benchmark (src/baselines/eigen.cpp)
+  // DIA, HDI: thread per block of rows; BCSR: thread per block row
+  using DiaM = Dia<T, I>;
+  using HdiM = Hdi<T, I>;
+  using BcsrM = Bcsr<T, I>;
+  reg.template add_spmv<DiaM>(cpu(Algorithm::CpuRows), always<DiaM>, cpu::spmv_dia_rows<T, I>);
+  reg.template set_spmv_auto<DiaM>(Backend::Cpu, [](const DiaM&) { return Algorithm::CpuRows; });
+  reg.template add_spmv<HdiM>(cpu(Algorithm::CpuRows), always<HdiM>, cpu::spmv_hdi_rows<T, I>);
+  reg.template set_spmv_auto<HdiM>(Backend::Cpu, [](const HdiM&) { return Algorithm::CpuRows; });
+  reg.template add_spmv<BcsrM>(cpu(Algorithm::CpuBlockRows), always<BcsrM>,
+                               cpu::spmv_bcsr_block_rows<T, I>);
+  reg.template set_spmv_auto<BcsrM>(Backend::Cpu,
+                                    [](const BcsrM&) { return Algorithm::CpuBlockRows; });
 }
 
 #define SPX_INST(T, I) template void register_cpu_kernels(Registry<T, I>&);
