@@ -1,6 +1,7 @@
 // The CPU backend's entries in the kernel registry, and its Auto rules.
 #include "core/backend.hpp"
 #include "core/instantiate.hpp"
+#include "core/spmm_backend.hpp"
 #include "cpu/common.hpp"
 #include "cpu/kernels.hpp"
 
@@ -52,6 +53,8 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   reg.template set_spmv_auto<CscM>(Backend::Cpu, [](const CscM& A) {
     return cpu::private_fits<T>(A.rows()).empty() ? Algorithm::CpuPrivate : Algorithm::CpuAtomic;
   });
+
+  register_cpu_spmm_kernels(reg);
 }
 
 #define SPX_INST(T, I) template void register_cpu_kernels(Registry<T, I>&);
