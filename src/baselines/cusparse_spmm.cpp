@@ -284,10 +284,9 @@ void register_spmm_baselines(Registry<T, I>& reg) {
       baseline(Algorithm::CusparseSpmmAlg3),
       [](const CsrM&, const SpmmShape& s) { return cusparse_layouts(Layout::RowMajor, s); },
       spmm_with(CUSPARSE_SPMM_CSR_ALG3));
-  // cuBLAS may split the k loop differently from run to run: not marked
-  // reproducible.
-  KernelInfo gemm_info = baseline(Algorithm::CublasGemm);
-  gemm_info.deterministic = false;
+  // cuBLAS documents bitwise reproducible results for one toolkit version
+  // and GPU model (one stream per handle, as here).
+  const KernelInfo gemm_info = baseline(Algorithm::CublasGemm);
   reg.template add_spmm<CsrM>(gemm_info, gemm_can_run<T, I>, cublas_gemm<T, I>);
 }
 
