@@ -14,6 +14,7 @@
 #include "spx/batch/batch.hpp"
 #include "spx/core/enums.hpp"
 #include "spx/core/types.hpp"
+#include "spx/core/view.hpp"
 #include "spx/matrix.hpp"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*
@@ -57,6 +58,26 @@ struct BatchSpmvKernel {
   KernelInfo info;
   std::function<std::string(BatchRef<T, I>)> can_run;
   std::function<void(T alpha, BatchRef<T, I> A, const T* x, T beta, T* y, const ExecContext&)>
+/// What an SpMM kernel may depend on besides the matrix: the width of B and
+/// C and their storage.
+struct SpmmShape {
+  std::int64_t n = 0;  ///< columns of B and C
+  Layout b_layout = Layout::RowMajor;
+  Layout c_layout = Layout::RowMajor;
+  std::int64_t ldb = 0;
+  std::int64_t ldc = 0;
+};
+
+/// C = alpha*A*B + beta*C. The dispatcher has validated shapes, leading
+/// dimensions and spaces and handled the trivial cases (no rows, n = 0, no
+/// nonzeros, alpha = 0): a kernel sees rows > 0, n > 0, nnz > 0, alpha != 0.
+/// With beta = 0 it must not read C.
+template <Value T, Index I>
+struct SpmmKernel {
+  KernelInfo info;
+  std::function<std::string(MatrixRef<T, I>, const SpmmShape&)> can_run;
+  std::function<void(T alpha, MatrixRef<T, I> A, DenseView<const T> B, T beta, DenseView<T> C,
+                     const ExecContext&)>
       run;
 };
 
@@ -81,6 +102,12 @@ class Registry {
   /// The algorithm `Auto` resolves to for this batch on backend `b`. Throws
   /// Unsupported when no rule is registered.
   Algorithm choose_batch_spmv(BatchRef<T, I> A, Backend b) const;
+  std::span<const SpmmKernel<T, I>> spmm_kernels() const { return spmm_; }
+  /// nullptr when no SpMM kernel is registered for the triple.
+  const SpmmKernel<T, I>* find_spmm(Format f, Algorithm a, Backend b) const;
+  /// The SpMM algorithm `Auto` resolves to for this matrix and shape on
+  /// backend `b`. Throws Unsupported when no rule is registered.
+  Algorithm choose_spmm(MatrixRef<T, I> A, Backend b, const SpmmShape& shape) const;
 
   // ---- registration (used by the backends while the registry is built) ----
 
@@ -124,6 +151,29 @@ class Registry {
     batch_auto_rules_.push_back({B::kFormat, backend, [rule](BatchRef<T, I> A) {
                                    return rule(*std::get<const B*>(A));
                                  }});
+  /// Registers an SpMM kernel written for one concrete format `M`.
+  template <class M>
+  void add_spmm(
+      KernelInfo info, std::function<std::string(const M&, const SpmmShape&)> can_run,
+      std::function<void(T, const M&, DenseView<const T>, T, DenseView<T>, const ExecContext&)>
+          run) {
+    info.op = Op::Spmm;
+    info.format = M::kFormat;
+    spmm_.push_back(SpmmKernel<T, I>{
+        info,
+        [can_run](MatrixRef<T, I> A, const SpmmShape& shape) {
+          return can_run(*std::get<const M*>(A), shape);
+        },
+        [run](T alpha, MatrixRef<T, I> A, DenseView<const T> B, T beta, DenseView<T> C,
+              const ExecContext& ctx) { run(alpha, *std::get<const M*>(A), B, beta, C, ctx); }});
+  }
+  /// Sets the rule that resolves `Auto` for SpMM with format `M` on `backend`.
+  template <class M>
+  void set_spmm_auto(Backend backend, std::function<Algorithm(const M&, const SpmmShape&)> rule) {
+    spmm_auto_rules_.push_back(
+        {M::kFormat, backend, [rule](MatrixRef<T, I> A, const SpmmShape& shape) {
+           return rule(*std::get<const M*>(A), shape);
+         }});
   }
 
  private:
@@ -142,11 +192,24 @@ class Registry {
   };
   std::vector<BatchSpmvKernel<T, I>> batch_spmv_;
   std::vector<BatchAutoRule> batch_auto_rules_;
+
+  struct SpmmAutoRule {
+    Format format;
+    Backend backend;
+    std::function<Algorithm(MatrixRef<T, I>, const SpmmShape&)> rule;
+  };
+  std::vector<SpmmKernel<T, I>> spmm_;
+  std::vector<SpmmAutoRule> spmm_auto_rules_;
 };
 
 /// A `can_run` that always accepts.
 template <class M>
 std::string always(const M&) {
+  return {};
+}
+/// The same for SpMM kernels.
+template <class M>
+std::string always_spmm(const M&, const SpmmShape&) {
   return {};
 }
 

@@ -52,6 +52,22 @@ Algorithm Registry<T, I>::choose_batch_spmv(BatchRef<T, I> A, Backend b) const {
                                 to_string(f), to_string(b)));
 }
 
+template <Value T, Index I>
+const SpmmKernel<T, I>* Registry<T, I>::find_spmm(Format f, Algorithm a, Backend b) const {
+  for (const auto& k : spmm_)
+    if (k.info.format == f && k.info.algorithm == a && k.info.backend == b) return &k;
+  return nullptr;
+}
+
+template <Value T, Index I>
+Algorithm Registry<T, I>::choose_spmm(MatrixRef<T, I> A, Backend b, const SpmmShape& shape) const {
+  const Format f = format_of<T, I>(A);
+  for (const auto& r : spmm_auto_rules_)
+    if (r.format == f && r.backend == b) return r.rule(A, shape);
+  throw Unsupported(
+      fmt::format("no SpMM kernel for format {} on the {} backend", to_string(f), to_string(b)));
+}
+
 SPX_INSTANTIATE_CLASS(Registry)
 
 #if !SPX_HAVE_CUDA

@@ -2,6 +2,7 @@
 #include "core/backend.hpp"
 #include "core/instantiate.hpp"
 #include "cpu/batch_kernels.hpp"
+#include "core/spmm_backend.hpp"
 #include "cpu/common.hpp"
 #include "cpu/kernels.hpp"
 
@@ -85,6 +86,7 @@ void register_cpu_kernels(Registry<T, I>& reg) {
                                cpu::spmv_bcsr_block_rows<T, I>);
   reg.template set_spmv_auto<BcsrM>(Backend::Cpu,
                                     [](const BcsrM&) { return Algorithm::CpuBlockRows; });
+  register_cpu_spmm_kernels(reg);
 }
 
 #define SPX_INST(T, I) template void register_cpu_kernels(Registry<T, I>&);

@@ -11,6 +11,7 @@
 #include "core/instantiate.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/batch_kernels.hpp"
+#include "core/spmm_backend.hpp"
 
 namespace spx::detail {
 
@@ -43,6 +44,7 @@ void register_cuda_kernels(Registry<T, I>& reg) {
   // Baselines (tests and benchmark only; Auto never picks them).
   baselines::register_cusparse(reg);
   spx::cuda::register_batch_kernels(reg);  // batched SpMV (src/cuda/register_batch.cu)
+  register_cuda_spmm_kernels(reg);
 }
 
 #define SPX_INST(T, I) template void register_cuda_kernels(Registry<T, I>&);

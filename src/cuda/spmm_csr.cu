@@ -1,0 +1,454 @@
+// CSR SpMM on the GPU (Yang, Buluç, Owens, "Design principles for sparse
+// matrix multiplication on the GPU", 2018): row split (§4.1) and merge-based
+// (§4.2). C = alpha*A*B + beta*C, B and C dense with any layout; row-major is
+// the fast path (a warp reads a row of B and writes a row of C in one
+// coalesced access); column-major B or C use the same kernels with strided,
+// uncoalesced accesses (correct, slower).
+//
+// Widths: a group of W lanes works on W consecutive columns of B and C, with
+// W = 32 when n > 16 (column tiles of 32 over gridDim.y) and W = the next
+// power of two ≥ n otherwise, so that narrow products do not leave lanes
+// idle.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "core/instantiate.hpp"
+#include "cuda/check.hpp"
+#include "cuda/spmm.hpp"
+
+namespace spx::cuda {
+namespace {
+
+constexpr int kWarp = 32;
+constexpr int kBlock = 128;  ///< 4 warps per block, as in the paper
+constexpr int kWarpsPerBlock = kBlock / kWarp;
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr std::int64_t kMaxGridY = 65535;
+constexpr std::int64_t kMaxGridX = std::numeric_limits<std::int32_t>::max();
+
+/// A dense matrix as (pointer, row stride, column stride): element (i, j) at
+/// data[i*rs + j*cs]. Row-major: (ld, 1); column-major: (1, ld).
+template <class T>
+struct Strided {
+  T* data;
+  std::int64_t rs;
+  std::int64_t cs;
+};
+
+template <class T>
+Strided<T> strided(DenseView<T> v) {
+  return v.layout == Layout::RowMajor ? Strided<T>{v.data, v.ld, 1} : Strided<T>{v.data, 1, v.ld};
+}
+
+/// Read-only loads through the non-coherent cache.
+template <class T>
+__device__ __forceinline__ T load(const T* p) {
+  return __ldg(p);
+}
+
+template <class T>
+__device__ __forceinline__ T load_b(const Strided<const T>& B, std::int64_t i, std::int64_t j) {
+  return __ldg(B.data + i * B.rs + j * B.cs);
+}
+
+/// C(i, j) = alpha*acc + beta*C(i, j), not reading C when beta = 0.
+template <class T>
+__device__ __forceinline__ void store_c(const Strided<T>& C, std::int64_t i, std::int64_t j,
+                                        T alpha, T acc, T beta) {
+  T* c = C.data + i * C.rs + j * C.cs;
+  *c = beta == T{0} ? alpha * acc : alpha * acc + beta * *c;
+}
+
+/// Columns per lane group: 32 for n > 16, else the next power of two ≥ n.
+int group_width(std::int64_t n) {
+  if (n > 16) return 32;
+  int w = 1;
+  while (w < n)
+    w *= 2;
+  return w;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// ---- row split --------------------------------------------------------------
+
+/// n > 16: warp per (row, tile of 32 columns). Each batch of up to 32
+/// nonzeros is loaded one per lane, then broadcast one by one by shuffle;
+/// every lane multiplies it with its column of the matching B row. The loads
+/// of B in a full batch are independent (ILP 32).
+template <class T, class I>
+__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
+    row_split_tile32(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
+                     const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
+                     T alpha, T beta, Strided<T> C) {
+  const int lane = threadIdx.x % kWarp;
+  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
+  if (row >= m) return;  // the whole warp leaves together
+  const std::int64_t j = blockIdx.y * std::int64_t{kWarp} + lane;
+  const bool active = j < n;  // the tail tile has lanes past the last column
+  const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
+  T acc = 0;
+  for (std::int64_t base = begin; base < end; base += kWarp) {
+    // Load a batch: one nonzero per lane.
+    const int count = static_cast<int>(min(std::int64_t{kWarp}, end - base));
+    I c = 0;
+    T v = 0;
+    if (lane < count) {
+      c = load(col + base + lane);
+      v = load(val + base + lane);
+    }
+    // Broadcast each nonzero; all lanes take part in every shuffle. A full
+    // batch first issues its 32 independent loads of B, then sums.
+    if (count == kWarp) {
+      T b[kWarp];
+#pragma unroll
+      for (int t = 0; t < kWarp; ++t) {
+        const I ct = __shfl_sync(kFullMask, c, t);
+        b[t] = active ? load_b(B, ct, j) : T{0};
+      }
+#pragma unroll
+      for (int t = 0; t < kWarp; ++t)
+        acc += __shfl_sync(kFullMask, v, t) * b[t];
+    } else {
+      for (int t = 0; t < count; ++t) {
+        const I ct = __shfl_sync(kFullMask, c, t);
+        const T vt = __shfl_sync(kFullMask, v, t);
+        if (active) acc += vt * load_b(B, ct, j);
+      }
+    }
+  }
+  // Store: one coalesced row segment of C (row-major).
+  if (active) store_c(C, row, j, alpha, acc, beta);
+}
+
+/// n ≤ 16: warp per row, split into 32/W slots of W lanes; slot s takes the
+/// row's nonzeros s, s + 32/W, ...; lane (s, j) accumulates column j; the
+/// slots are then summed with xor shuffles.
+template <int W, class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    row_split_narrow(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
+                     const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
+                     T alpha, T beta, Strided<T> C) {
+  constexpr int kSlots = kWarp / W;
+  const int lane = threadIdx.x % kWarp;
+  const int slot = lane / W;
+  const int j = lane % W;
+  const bool active = j < n;
+  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
+  if (row >= m) return;  // the whole warp leaves together
+  const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
+  // Accumulate this slot's share of the row.
+  T acc = 0;
+  if (active) {
+#pragma unroll 4
+    for (std::int64_t k = begin + slot; k < end; k += kSlots)
+      acc += load(val + k) * load_b(B, load(col + k), j);
+  }
+  // Reduce across slots (lanes j, j + W, j + 2W, ... hold the same column).
+#pragma unroll
+  for (int offset = kWarp / 2; offset >= W; offset /= 2)
+    acc += __shfl_xor_sync(kFullMask, acc, offset);
+  if (slot == 0 && active) store_c(C, row, j, alpha, acc, beta);
+}
+
+// ---- merge-based ------------------------------------------------------------
+
+/// Nonzeros per unit (a group of W lanes): four batches of W, at least 32.
+template <int W>
+constexpr std::int64_t unit_nnz() {
+  return W * 4 < 32 ? 32 : W * 4;
+}
+
+/// part[u] = the first row that starts at or after nonzero u*unit_nnz (the
+/// first row unit u owns); part[units] = m.
+template <class I>
+__global__ void merge_partition(std::int64_t m, std::int64_t units, std::int64_t per_unit,
+                                const I* __restrict__ ptr, I* __restrict__ part) {
+  const std::int64_t u = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (u > units) return;
+  if (u == units) {
+    part[u] = static_cast<I>(m);
+    return;
+  }
+  // Lower bound of k0 in ptr[0..m].
+  const std::int64_t k0 = u * per_unit;
+  std::int64_t lo = 0, hi = m;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (load(ptr + mid) < k0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  part[u] = static_cast<I>(lo);
+}
+
+/// The row whose tail unit u starts inside (its carry-out row), or -1 when
+/// the unit starts at a row boundary.
+template <class I>
+__device__ __forceinline__ std::int64_t carry_row(std::int64_t u, std::int64_t per_unit,
+                                                  const I* ptr, const I* part) {
+  const std::int64_t first = load(part + u);
+  return load(ptr + first) > u * per_unit ? first - 1 : -1;
+}
+
+/// Unit u (a group of W lanes; a whole warp and one column tile when W = 32)
+/// takes nonzeros [u*unit_nnz, (u+1)*unit_nnz). Rows that start in the range
+/// are the unit's own: it writes them to C (the last one possibly partial;
+/// later units' carry-outs complete it). Nonzeros before the first own row
+/// belong to the row the range starts inside: their sum is the unit's
+/// carry-out, saved in carry[u*n + j].
+template <int W, class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    merge_based(std::int64_t n, std::int64_t nnz, std::int64_t units, const I* __restrict__ ptr,
+                const I* __restrict__ col, const T* __restrict__ val, const I* __restrict__ part,
+                Strided<const T> B, T alpha, T beta, Strided<T> C, T* __restrict__ carry) {
+  constexpr std::int64_t kUnitNnz = unit_nnz<W>();
+  constexpr int kBatches = static_cast<int>(kUnitNnz / W);
+  const int sub = threadIdx.x % W;  // lane within the group
+  const std::int64_t unit = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) / W;
+  const std::int64_t j = (W == kWarp ? blockIdx.y * std::int64_t{kWarp} : 0) + sub;
+  const bool active = j < n;
+  const bool valid = unit < units;  // groups past the end only join the shuffles
+  const std::int64_t k0 = valid ? unit * kUnitNnz : nnz;
+  const std::int64_t k1 = valid ? min(k0 + kUnitNnz, nnz) : nnz;
+
+  // Where the range starts: inside a row begun earlier (head: carry-out) or
+  // at the start of the first own row.
+  std::int64_t row = 0, row_end = 0;
+  bool head = false;
+  if (valid) {
+    const std::int64_t first = load(part + unit);
+    head = load(ptr + first) > k0;
+    row = head ? first - 1 : first;
+    row_end = load(ptr + row + 1);
+  }
+  // Close the current row: the head goes to the carry-out, own rows to C.
+  T acc = 0;
+  const auto close_row = [&] {
+    if (active) {
+      if (head) {
+        carry[unit * n + j] = acc;
+      } else {
+        store_c(C, row, j, alpha, acc, beta);
+      }
+    }
+    head = false;
+    acc = 0;
+  };
+
+  // The same number of batches for every group of the warp (the shuffles
+  // need all 32 lanes); loads past k1 are skipped.
+  for (int batch = 0; batch < kBatches; ++batch) {
+    const std::int64_t base = k0 + std::int64_t{batch} * W;
+    // Load a batch: one nonzero per lane of the group.
+    I c = 0;
+    T v = 0;
+    if (base + sub < k1) {
+      c = load(col + base + sub);
+      v = load(val + base + sub);
+    }
+    // Products: broadcast each nonzero within the group; independent loads
+    // of B (ILP W).
+    T p[W];
+#pragma unroll
+    for (int t = 0; t < W; ++t) {
+      const I ct = __shfl_sync(kFullMask, c, t, W);
+      const T vt = __shfl_sync(kFullMask, v, t, W);
+      p[t] = active && base + t < k1 ? vt * load_b(B, ct, j) : T{0};
+    }
+    // Segmented sum: before a nonzero, close every row that ends before it
+    // (empty rows included: they get beta*C).
+#pragma unroll
+    for (int t = 0; t < W; ++t) {
+      const std::int64_t k = base + t;
+      if (k < k1) {
+        while (k >= row_end) {
+          close_row();
+          ++row;
+          row_end = load(ptr + row + 1);
+        }
+        acc += p[t];
+      }
+    }
+  }
+  if (!valid) return;
+  // Close the row the range ends in, then the empty rows after it that this
+  // unit owns (only the last unit has any: the trailing empty rows).
+  close_row();
+  const std::int64_t last_owned = load(part + unit + 1);
+  for (++row; row < last_owned; ++row)
+    close_row();
+}
+
+/// Adds the carry-outs: thread (u, j) acts when unit u is the first of a run
+/// of units with the same carry-out row, summing the run in order
+/// (deterministic, no atomics).
+template <class T, class I>
+__global__ void merge_fixup(std::int64_t n, std::int64_t units, std::int64_t per_unit,
+                            const I* __restrict__ ptr, const I* __restrict__ part,
+                            const T* __restrict__ carry, T alpha, Strided<T> C) {
+  const std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (t >= units * n) return;
+  const std::int64_t u = t / n, j = t % n;
+  const std::int64_t row = carry_row(u, per_unit, ptr, part);
+  if (row < 0 || (u > 0 && carry_row(u - 1, per_unit, ptr, part) == row)) return;
+  T sum = 0;
+  for (std::int64_t w = u; w < units && carry_row(w, per_unit, ptr, part) == row; ++w)
+    sum += carry[w * n + j];
+  C.data[row * C.rs + j * C.cs] += alpha * sum;
+}
+
+/// The cached partition of one matrix for one unit size.
+template <class I>
+struct MergePartition {
+  std::int64_t units = 0;
+  Array<I> part;  ///< units + 1 first rows, in device memory
+};
+
+template <class T, class I>
+const MergePartition<I>& merge_partition_of(const Csr<T, I>& A, std::int64_t per_unit,
+                                            const ExecContext& ctx) {
+  // Key: "SPMM" and the unit size.
+  const std::uint64_t key = 0x53504d4d00000000ull | static_cast<std::uint64_t>(per_unit);
+  return A.structure_cache().template get<MergePartition<I>>(key, [&] {
+    MergePartition<I> p;
+    p.units = ceil_div(A.nnz(), per_unit);
+    p.part = Array<I>(static_cast<std::size_t>(p.units + 1), Space::Device);
+    constexpr int kThreads = 256;
+    merge_partition<I>
+        <<<static_cast<unsigned>(ceil_div(p.units + 1, kThreads)), kThreads, 0, ctx.stream>>>(
+            A.rows(), p.units, per_unit, A.row_ptr().data(), p.part.data());
+    check_launch("merge_partition");
+    // Later calls may use other streams: finish before the entry is shared.
+    check(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize (merge partition)");
+    return p;
+  });
+}
+
+/// A stream-ordered scratch buffer, released on the same stream.
+class StreamBuffer {
+ public:
+  StreamBuffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    const cudaError_t err = cudaMallocAsync(&data_, bytes, stream);
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      throw OutOfMemory("merge-based SpMM: device allocation of " + std::to_string(bytes) +
+                            " bytes for carry-outs failed",
+                        bytes);
+    }
+    check(err, "cudaMallocAsync (SpMM carry-outs)");
+  }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  ~StreamBuffer() {
+    if (data_ != nullptr) cudaFreeAsync(data_, stream_);
+  }
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+  cudaStream_t stream_;
+};
+
+template <int W, class T, class I>
+void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
+                  std::int64_t n, const ExecContext& ctx) {
+  constexpr std::int64_t kUnitNnz = unit_nnz<W>();
+  const MergePartition<I>& p = merge_partition_of(A, kUnitNnz, ctx);
+  const StreamBuffer carry(static_cast<std::size_t>(p.units * n) * sizeof(T), ctx.stream);
+  auto* carry_data = static_cast<T*>(carry.data());
+  const dim3 grid(static_cast<unsigned>(ceil_div(p.units * W, kBlock)),
+                  static_cast<unsigned>(W == kWarp ? ceil_div(n, kWarp) : 1));
+  merge_based<W, T, I><<<grid, kBlock, 0, ctx.stream>>>(
+      n, A.nnz(), p.units, A.row_ptr().data(), A.col_idx().data(), A.values().data(), p.part.data(),
+      B, alpha, beta, C, carry_data);
+  check_launch("merge_based");
+  constexpr int kThreads = 256;
+  merge_fixup<T, I>
+      <<<static_cast<unsigned>(ceil_div(p.units * n, kThreads)), kThreads, 0, ctx.stream>>>(
+          n, p.units, kUnitNnz, A.row_ptr().data(), p.part.data(), carry_data, alpha, C);
+  check_launch("merge_fixup");
+}
+
+template <int W, class T, class I>
+void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
+                      std::int64_t n, const ExecContext& ctx) {
+  const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock));
+  if constexpr (W == kWarp) {
+    const dim3 grid(blocks, static_cast<unsigned>(ceil_div(n, kWarp)));
+    row_split_tile32<T, I><<<grid, kBlock, 0, ctx.stream>>>(
+        A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta, C);
+    check_launch("row_split_tile32");
+  } else {
+    row_split_narrow<W, T, I><<<blocks, kBlock, 0, ctx.stream>>>(
+        A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta, C);
+    check_launch("row_split_narrow");
+  }
+}
+
+/// Calls f.template operator()<W>() with W = group_width(n) as a constant.
+template <class F>
+void with_width(std::int64_t n, F&& f) {
+  switch (group_width(n)) {
+    case 1:
+      return f.template operator()<1>();
+    case 2:
+      return f.template operator()<2>();
+    case 4:
+      return f.template operator()<4>();
+    case 8:
+      return f.template operator()<8>();
+    case 16:
+      return f.template operator()<16>();
+    default:
+      return f.template operator()<32>();
+  }
+}
+
+}  // namespace
+
+template <Value T, Index I>
+void spmm_csr_row_split(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                        const ExecContext& ctx) {
+  with_width(B.cols, [&]<int W>() {
+    launch_row_split<W>(alpha, A, strided(B), beta, strided(C), B.cols, ctx);
+  });
+}
+
+template <Value T, Index I>
+void spmm_csr_merge_based(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                          const ExecContext& ctx) {
+  with_width(B.cols, [&]<int W>() {
+    launch_merge<W>(alpha, A, strided(B), beta, strided(C), B.cols, ctx);
+  });
+}
+
+template <Value T, Index I>
+std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape) {
+  if (ceil_div(shape.n, kWarp) > kMaxGridY)
+    return "n = " + std::to_string(shape.n) + " columns exceed the grid's " +
+           std::to_string(kMaxGridY) + " tiles of 32";
+  if (ceil_div(A.rows(), kWarpsPerBlock) > kMaxGridX)
+    return "too many rows for one launch: " + std::to_string(A.rows());
+  if (ceil_div(A.nnz(), 32) * 32 / kBlock > kMaxGridX)
+    return "too many nonzeros for one launch: " + std::to_string(A.nnz());
+  return {};
+}
+
+#define SPX_INST(T, I)                                                                         \
+  template void spmm_csr_row_split(T, const Csr<T, I>&, DenseView<const T>, T, DenseView<T>,   \
+                                   const ExecContext&);                                        \
+  template void spmm_csr_merge_based(T, const Csr<T, I>&, DenseView<const T>, T, DenseView<T>, \
+                                     const ExecContext&);                                      \
+  template std::string spmm_csr_can_run(const Csr<T, I>&, const SpmmShape&);
+SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+#undef SPX_INST
+
+}  // namespace spx::cuda

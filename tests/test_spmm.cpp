@@ -1,0 +1,431 @@
+// SpMM kernel tests: every registered SpMM kernel, every backend present,
+// every format convertible in this build, on the hand-made and generated
+// matrices and the three smallest real ones, for n ∈ {1, 3, 32, 33, 64, 200},
+// four storage configurations of B and C (both layouts, tight and padded
+// leading dimensions, mixed), over a grid of (alpha, beta) (the full grid
+// with row-major B and C, two pairs with the others), against the
+// long-double reference. C is poisoned with NaN before every beta = 0 run,
+// B's padding holds NaN (a kernel reading it fails), and C's padding holds a
+// sentinel that must survive.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "matrices.hpp"
+#include "reference_spmm.hpp"
+#include "spx/convert.hpp"
+#include "spx/ops.hpp"
+
+namespace spx::test {
+namespace {
+
+template <class P>
+class SpmmKernels : public ::testing::Test {};
+TYPED_TEST_SUITE(SpmmKernels, TypePairs, TypePairNames);
+
+struct Scalars {
+  double alpha, beta;
+};
+constexpr Scalars kScalars[] = {{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}, {0.0, 1.5}, {0.0, 0.0}};
+constexpr std::int64_t kWidths[] = {1, 3, 32, 33, 64, 200};
+/// Products larger than this (nnz × n) are left out to keep the suite fast.
+constexpr std::int64_t kMaxWork = std::int64_t{8} << 20;
+
+/// How B and C are stored: layouts and the padding added to the minimum ld.
+struct Storage {
+  Layout b_layout, c_layout;
+  std::int64_t b_pad, c_pad;
+};
+constexpr Storage kStorages[] = {
+    {Layout::RowMajor, Layout::RowMajor, 0, 0},
+    {Layout::ColMajor, Layout::ColMajor, 3, 5},
+    {Layout::RowMajor, Layout::ColMajor, 7, 0},
+    {Layout::ColMajor, Layout::RowMajor, 0, 2},
+};
+
+std::string_view layout_name(Layout l) {
+  return l == Layout::RowMajor ? "row" : "col";
+}
+
+/// A logical row-major rows×cols matrix stored with `layout` and `ld`; the
+/// padding holds `fill`.
+template <class T>
+struct Stored {
+  std::vector<T> data;
+  std::int64_t rows, cols, ld;
+  Layout layout;
+
+  Stored(const std::vector<T>& logical, std::int64_t r, std::int64_t c, Layout l, std::int64_t pad,
+         T fill)
+      : rows(r), cols(c), ld((l == Layout::RowMajor ? c : r) + pad), layout(l) {
+    const std::int64_t outer = l == Layout::RowMajor ? r : c;
+    data.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, outer * ld)), fill);
+    for (std::int64_t i = 0; i < r; ++i)
+      for (std::int64_t j = 0; j < c; ++j)
+        data[index(i, j)] = logical[i * c + j];
+  }
+  std::size_t index(std::int64_t i, std::int64_t j) const {
+    return static_cast<std::size_t>(layout == Layout::RowMajor ? i * ld + j : i + j * ld);
+  }
+  /// Entries of `stored` (a copy of data after a run) outside the matrix
+  /// that differ bitwise from `fill`.
+  std::int64_t padding_changed(const std::vector<T>& stored, T fill) const {
+    const std::int64_t outer = layout == Layout::RowMajor ? rows : cols;
+    const std::int64_t inner = layout == Layout::RowMajor ? cols : rows;
+    std::int64_t changed = 0;
+    const auto differs = [&](std::size_t e) {
+      return std::memcmp(&stored[e], &fill, sizeof(T)) != 0;
+    };
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = inner; i < ld; ++i)
+        changed += differs(static_cast<std::size_t>(o * ld + i));
+    for (auto e = static_cast<std::size_t>(outer * ld); e < stored.size(); ++e)
+      changed += differs(e);
+    return changed;
+  }
+};
+
+template <class T>
+DenseView<T> view_of(T* p, const Stored<std::remove_const_t<T>>& s, Space space) {
+  return DenseView<T>{p, s.rows, s.cols, s.ld, s.layout, space};
+}
+
+template <Value T, Index I>
+std::vector<TestMatrix<T, I>> spmm_test_matrices() {
+  auto all = handmade_matrices<T, I>();
+  for (auto& m : generated_matrices<T, I>())
+    all.push_back(std::move(m));
+  auto real = real_matrices<T, I>();
+  std::ranges::sort(real, {}, [](const TestMatrix<T, I>& m) { return m.A.nnz(); });
+  if (real.empty()) std::printf("[  NOTE    ] no real matrices found\n");
+  for (std::size_t i = 0; i < std::min<std::size_t>(3, real.size()); ++i)
+    all.push_back(std::move(real[i]));
+  return all;
+}
+
+/// Runs every SpMM kernel of `backend` on every test matrix; returns how
+/// many (matrix, kernel) pairs ran, per format.
+template <Value T, Index I>
+std::map<Format, int> run_all(Backend backend) {
+  const auto& registry = Registry<T, I>::instance();
+  const Space space = space_of(backend);
+  const T sentinel = T{-777};
+  std::map<Format, int> ran;
+  for (auto& [name, A] : spmm_test_matrices<T, I>()) {
+    // Every format with an SpMM kernel on this backend, in `space`.
+    std::vector<Matrix<T, I>> formats;
+    for (Format f : kAllFormats) {
+      if (!convertible(f)) continue;
+      const bool any = std::ranges::any_of(registry.spmm_kernels(), [&](const auto& k) {
+        return k.info.format == f && k.info.backend == backend;
+      });
+      if (!any) continue;
+      try {
+        const Matrix<T, I> host_m = convert(A, f);
+        formats.push_back(
+            std::visit([&](const auto& a) { return Matrix<T, I>(a.to(space)); }, host_m));
+      } catch (const Unsupported& e) {
+        std::printf("[  SKIP    ] %s as %s: %s\n", name.c_str(), std::string(to_string(f)).c_str(),
+                    e.what());
+      }
+    }
+    for (const std::int64_t n : kWidths) {
+      if (A.nnz() * n > kMaxWork) {
+        std::printf("[  SKIP    ] %s with n = %lld: larger than the test budget\n", name.c_str(),
+                    static_cast<long long>(n));
+        continue;
+      }
+      const std::uint64_t seed = fresh_seed();
+      const std::int64_t m = A.rows(), k = A.cols();
+      const auto B = random_vector<T>(k * n, seed);
+      const auto C0 = random_vector<T>(m * n, seed + 1);
+      const ProductReference product = reference_product(A, B, n);
+      const std::vector<T> poison(C0.size(), std::numeric_limits<T>::quiet_NaN());
+      std::vector<Reference<T>> expected;
+      for (auto [alpha, beta] : kScalars)
+        expected.push_back(
+            reference_spmm<T>(product, static_cast<T>(alpha), static_cast<T>(beta), C0));
+      for (const auto& mat : formats) {
+        const Format f = std::visit([](const auto& a) { return a.kFormat; }, mat);
+        for (const auto& kernel : registry.spmm_kernels()) {
+          if (kernel.info.format != f || kernel.info.backend != backend) continue;
+          bool kernel_ran = false;
+          for (const Storage& st : kStorages) {
+            const Stored<T> Bs(B, k, n, st.b_layout, st.b_pad, std::numeric_limits<T>::quiet_NaN());
+            const SpmmShape shape{n, st.b_layout, st.c_layout, Bs.ld,
+                                  (st.c_layout == Layout::RowMajor ? n : m) + st.c_pad};
+            const std::string config =
+                fmt::format("{} as {}, {} on {}, n={} B {} ld={} C {} ld={}", name, to_string(f),
+                            to_string(kernel.info.algorithm), to_string(backend), n,
+                            layout_name(st.b_layout), Bs.ld, layout_name(st.c_layout), shape.ldc);
+            if (const std::string reason = kernel.can_run(ref(mat), shape); !reason.empty()) {
+              if (n == 1 && st.b_pad == 0)
+                std::printf("[  SKIP    ] %s: %s\n", config.c_str(), reason.c_str());
+              continue;
+            }
+            const Array<T> dB(Bs.data, space);
+            // The full (alpha, beta) grid with the first storage; the other
+            // storages with the first two pairs (beta = 0 and a general one).
+            const std::size_t scalars = &st == kStorages ? std::size(kScalars) : 2;
+            for (std::size_t s = 0; s < scalars; ++s) {
+              const auto [alpha, beta] = kScalars[s];
+              const std::string what =
+                  fmt::format("{}, alpha={} beta={} seed={}", config, alpha, beta, seed);
+              const Stored<T> Cs(beta == 0 ? poison : C0, m, n, st.c_layout, st.c_pad, sentinel);
+              Array<T> dC(Cs.data, space);
+              SpmmOptions opts;
+              opts.algorithm = kernel.info.algorithm;
+              RunInfo info;
+              try {
+                info = spmm(static_cast<T>(alpha), mat, view_of<const T>(dB.data(), Bs, space),
+                            static_cast<T>(beta), view_of<T>(dC.data(), Cs, space), opts);
+              } catch (const Unsupported& e) {
+                if (kernel.info.baseline) {  // e.g. cuSPARSE refusing a case
+                  std::printf("[  SKIP    ] %s: %s\n", what.c_str(), e.what());
+                  continue;
+                }
+                ADD_FAILURE() << what << ": threw " << e.what();
+                continue;
+              } catch (const std::exception& e) {
+                ADD_FAILURE() << what << ": threw " << e.what();
+                continue;
+              }
+              EXPECT_EQ(info.algorithm, kernel.info.algorithm) << what;
+              EXPECT_EQ(info.backend, backend) << what;
+              const std::vector<T> got_stored = dC.to_vector();
+              // Padding untouched; the logical C compared with the reference.
+              std::vector<T> got(static_cast<std::size_t>(m * n));
+              const std::int64_t bad_pad = Cs.padding_changed(got_stored, sentinel);
+              EXPECT_EQ(bad_pad, 0) << what << ": padding of C was written";
+              for (std::int64_t i = 0; i < m; ++i)
+                for (std::int64_t j = 0; j < n; ++j)
+                  got[i * n + j] = got_stored[Cs.index(i, j)];
+              if (expect_matches(got, expected[s], what) > 0 || bad_pad > 0) return ran;
+              kernel_ran = true;
+            }
+          }
+          if (kernel_ran) ++ran[f];
+        }
+      }
+    }
+  }
+  return ran;
+}
+
+TYPED_TEST(SpmmKernels, CpuMatchesReference) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const auto ran = run_all<T, I>(Backend::Cpu);
+  for (Format f : {Format::Csr, Format::Coo, Format::Csc})
+    EXPECT_GT(ran.count(f) ? ran.at(f) : 0, 0) << to_string(f);
+}
+
+TYPED_TEST(SpmmKernels, CudaMatchesReference) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const auto ran = run_all<T, I>(Backend::Cuda);
+  EXPECT_GT(ran.count(Format::Csr) ? ran.at(Format::Csr) : 0, 0) << "no CUDA CSR kernel ran";
+  const auto& registry = Registry<T, I>::instance();
+  for (Algorithm a : {Algorithm::RowSplit, Algorithm::MergeBased})
+    EXPECT_NE(registry.find_spmm(Format::Csr, a, Backend::Cuda), nullptr) << to_string(a);
+}
+
+/// Deterministic GPU kernels give bitwise identical results run to run
+/// (the merge-based kernel's partition is cached after the first run).
+TYPED_TEST(SpmmKernels, CudaDeterministicKernelsRepeat) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const auto& registry = Registry<T, I>::instance();
+  for (auto& [name, A] : handmade_matrices<T, I>()) {
+    if (A.nnz() == 0) continue;
+    const Csr<T, I> dA = A.to(Space::Device);
+    for (const std::int64_t n : {std::int64_t{3}, std::int64_t{40}}) {
+      const auto B = random_vector<T>(A.cols() * n, fresh_seed());
+      const Array<T> dB = Array<T>(B).to(Space::Device);
+      for (const auto& kernel : registry.spmm_kernels()) {
+        if (kernel.info.backend != Backend::Cuda || kernel.info.format != Format::Csr ||
+            !kernel.info.deterministic || kernel.info.baseline)
+          continue;
+        std::vector<T> first;
+        for (int rep = 0; rep < 2; ++rep) {
+          Array<T> dC(static_cast<std::size_t>(A.rows() * n), Space::Device);
+          SpmmOptions opts;
+          opts.algorithm = kernel.info.algorithm;
+          spmm(T{1}, dA,
+               DenseView<const T>{dB.data(), A.cols(), n, n, Layout::RowMajor, Space::Device}, T{0},
+               DenseView<T>{dC.data(), A.rows(), n, n, Layout::RowMajor, Space::Device}, opts);
+          if (rep == 0) {
+            first = dC.to_vector();
+          } else {
+            const auto second = dC.to_vector();
+            EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(T)), 0)
+                << name << " " << to_string(kernel.info.algorithm) << " n=" << n;
+          }
+        }
+      }
+    }
+  }
+}
+
+/// The CUDA Auto rule (paper §5.4): merge-based below the mean row length
+/// threshold, row split above (checked on the host: no GPU needed).
+TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsMeanRowLength) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  if (!cuda_compiled()) GTEST_SKIP() << "CUDA backend not compiled";
+  const auto& registry = Registry<T, I>::instance();
+  for (auto& [name, A] : handmade_matrices<T, I>()) {
+    if (A.rows() == 0) continue;
+    const double mean = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
+    const Algorithm a = registry.choose_spmm(MatrixRef<T, I>{&A}, Backend::Cuda, SpmmShape{64});
+    EXPECT_EQ(a, mean < 9.35 ? Algorithm::MergeBased : Algorithm::RowSplit) << name;
+  }
+}
+
+TYPED_TEST(SpmmKernels, AutoReportsTheKernelThatRan) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  for (auto& [name, A] : handmade_matrices<T, I>()) {
+    const std::int64_t n = 5;
+    const auto B = random_vector<T>(A.cols() * n, 7);
+    std::vector<T> C(static_cast<std::size_t>(std::max<std::int64_t>(1, A.rows() * n)),
+                     std::numeric_limits<T>::quiet_NaN());
+    const RunInfo info =
+        spmm(T{1}, A, DenseView<const T>{B.data(), A.cols(), n, n, Layout::RowMajor, Space::Host},
+             T{0}, DenseView<T>{C.data(), A.rows(), n, n, Layout::RowMajor, Space::Host});
+    EXPECT_NE(info.algorithm, Algorithm::Auto) << name;
+    EXPECT_EQ(info.format, Format::Csr) << name;
+    EXPECT_EQ(info.backend, Backend::Cpu) << name;
+    EXPECT_EQ(info.trivial, A.rows() == 0 || A.nnz() == 0) << name;
+    for (std::int64_t e = 0; e < A.rows() * n; ++e)
+      ASSERT_FALSE(std::isnan(C[e])) << name;
+  }
+}
+
+TYPED_TEST(SpmmKernels, ValidatesOperands) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  auto mats = handmade_matrices<T, I>();
+  const auto it = std::ranges::find(mats, std::string("wide-40x3000"), &TestMatrix<T, I>::name);
+  ASSERT_NE(it, mats.end());
+  const auto& A = it->A;
+  const std::int64_t n = 4;
+  std::vector<T> B(3000 * n, T{1}), C(40 * n, T{0});
+  const auto bview = [&](std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                         Layout l = Layout::RowMajor, Space s = Space::Host) {
+    return DenseView<const T>{B.data(), rows, cols, ld, l, s};
+  };
+  const auto cview = [&](std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                         Layout l = Layout::RowMajor, Space s = Space::Host) {
+    return DenseView<T>{C.data(), rows, cols, ld, l, s};
+  };
+  // Shapes: the message names all three.
+  try {
+    spmm(T{1}, A, bview(2999, n, n), T{0}, cview(40, n, n));
+    ADD_FAILURE() << "expected DimensionMismatch";
+  } catch (const DimensionMismatch& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("40x3000"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("2999x4"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("40x4"), std::string::npos) << msg;
+  }
+  EXPECT_THROW(spmm(T{1}, A, bview(3000, n, n), T{0}, cview(39, n, n)), DimensionMismatch);
+  EXPECT_THROW(spmm(T{1}, A, bview(3000, n, n), T{0}, cview(40, n - 1, n)), DimensionMismatch);
+  // Leading dimensions.
+  try {
+    spmm(T{1}, A, bview(3000, n, n - 1), T{0}, cview(40, n, n));
+    ADD_FAILURE() << "expected InvalidInput";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("leading dimension"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(spmm(T{1}, A, bview(3000, n, 2999, Layout::ColMajor), T{0}, cview(40, n, n)),
+               InvalidInput);
+  EXPECT_THROW(spmm(T{1}, A, bview(3000, n, n), T{0}, cview(40, n, 39, Layout::ColMajor)),
+               InvalidInput);
+  EXPECT_NO_THROW(spmm(T{1}, A, bview(3000, 1, 3000, Layout::ColMajor), T{0}, cview(40, 1, 1)));
+  // Spaces and pointers.
+  EXPECT_THROW(
+      spmm(T{1}, A, bview(3000, n, n, Layout::RowMajor, Space::Device), T{0}, cview(40, n, n)),
+      InvalidInput);
+  EXPECT_THROW(
+      spmm(T{1}, A, bview(3000, n, n), T{0}, cview(40, n, n, Layout::RowMajor, Space::Device)),
+      InvalidInput);
+  EXPECT_THROW(spmm(T{1}, A, DenseView<const T>{nullptr, 3000, n, n}, T{0}, cview(40, n, n)),
+               InvalidInput);
+  EXPECT_THROW(spmm(T{1}, A, bview(3000, n, n), T{0}, DenseView<T>{nullptr, 40, n, n}),
+               InvalidInput);
+  // Overlapping B and C.
+  EXPECT_THROW(spmm(T{1}, A, bview(3000, n, n), T{0},
+                    DenseView<T>{B.data() + 8, 40, n, n, Layout::RowMajor, Space::Host}),
+               InvalidInput);
+  // A GPU algorithm on a host matrix; an SpMV-only algorithm.
+  SpmmOptions bad;
+  bad.algorithm = Algorithm::RowSplit;
+  EXPECT_THROW(spmm(T{1}, A, bview(3000, n, n), T{0}, cview(40, n, n), bad), Unsupported);
+  bad.algorithm = Algorithm::Scalar;
+  EXPECT_THROW(spmm(T{1}, A, bview(3000, n, n), T{0}, cview(40, n, n), bad), Unsupported);
+}
+
+TYPED_TEST(SpmmKernels, TrivialCases) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  auto mats = handmade_matrices<T, I>();
+  const auto find = [&](const char* name) -> const Csr<T, I>& {
+    const auto it = std::ranges::find(mats, std::string(name), &TestMatrix<T, I>::name);
+    EXPECT_NE(it, mats.end()) << name;
+    return it->A;
+  };
+  // n = 0: nothing to do, null pointers allowed.
+  const auto& A = find("tall-3000x40");
+  RunInfo info =
+      spmm(T{1}, A, DenseView<const T>{nullptr, 40, 0, 0}, T{0}, DenseView<T>{nullptr, 3000, 0, 0});
+  EXPECT_TRUE(info.trivial);
+  // No entries, beta = 0: C becomes zero (NaN does not leak), padding kept.
+  const auto& E = find("5x5-no-entries");
+  const std::int64_t n = 3, ld = 7;
+  std::vector<T> B(5 * n, T{1}), C(5 * ld, nan);
+  info =
+      spmm(T{2}, E, DenseView<const T>{B.data(), 5, n, n}, T{0}, DenseView<T>{C.data(), 5, n, ld});
+  EXPECT_TRUE(info.trivial);
+  for (std::int64_t i = 0; i < 5; ++i)
+    for (std::int64_t j = 0; j < ld; ++j) {
+      if (j < n) {
+        EXPECT_EQ(C[i * ld + j], T{0});
+      } else {
+        EXPECT_TRUE(std::isnan(C[i * ld + j]));
+      }
+    }
+  // alpha = 0: C = beta*C, column-major with padding.
+  const std::int64_t ldc = 3010;
+  std::vector<T> B2(40 * n, nan), C2(ldc * n, T{3});
+  info = spmm(T{0}, A, DenseView<const T>{B2.data(), 40, n, 40, Layout::ColMajor}, T{-2},
+              DenseView<T>{C2.data(), 3000, n, ldc, Layout::ColMajor});
+  EXPECT_TRUE(info.trivial);
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < ldc; ++i)
+      EXPECT_EQ(C2[i + j * ldc], i < 3000 ? T{-6} : T{3});
+  // The GEMM baseline refuses a matrix whose dense copy would be too large,
+  // naming the size (checked on the host; the kernel exists when CUDA is
+  // compiled in).
+  if (const auto* gemm =
+          Registry<T, I>::instance().find_spmm(Format::Csr, Algorithm::CublasGemm, Backend::Cuda)) {
+    const Csr<T, I> huge(I{1} << 20, I{1} << 20,
+                         Array<I>(std::vector<I>((std::size_t{1} << 20) + 1, I{0})), Array<I>(),
+                         Array<T>());
+    const std::string reason = gemm->can_run(MatrixRef<T, I>{&huge}, SpmmShape{8});
+    EXPECT_NE(reason.find("bytes"), std::string::npos) << reason;
+  }
+}
+
+}  // namespace
+}  // namespace spx::test
