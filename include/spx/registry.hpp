@@ -58,6 +58,9 @@ struct BatchSpmvKernel {
   KernelInfo info;
   std::function<std::string(BatchRef<T, I>)> can_run;
   std::function<void(T alpha, BatchRef<T, I> A, const T* x, T beta, T* y, const ExecContext&)>
+      run;
+};
+
 /// What an SpMM kernel may depend on besides the matrix: the width of B and
 /// C and their storage.
 struct SpmmShape {
@@ -102,6 +105,7 @@ class Registry {
   /// The algorithm `Auto` resolves to for this batch on backend `b`. Throws
   /// Unsupported when no rule is registered.
   Algorithm choose_batch_spmv(BatchRef<T, I> A, Backend b) const;
+
   std::span<const SpmmKernel<T, I>> spmm_kernels() const { return spmm_; }
   /// nullptr when no SpMM kernel is registered for the triple.
   const SpmmKernel<T, I>* find_spmm(Format f, Algorithm a, Backend b) const;
@@ -151,6 +155,8 @@ class Registry {
     batch_auto_rules_.push_back({B::kFormat, backend, [rule](BatchRef<T, I> A) {
                                    return rule(*std::get<const B*>(A));
                                  }});
+  }
+
   /// Registers an SpMM kernel written for one concrete format `M`.
   template <class M>
   void add_spmm(
