@@ -282,7 +282,7 @@ TEST(GenerateGolden, FixedSeedFingerprints) {
       {"denserows:n=300,degree=2", 10531403150085248339ULL},
       {"mixed:n=700", 9805071402539928786ULL},
       {"random:n=500,degree=5", 13493723213213991229ULL},
-      {"rmat:scale=9,degree=4", 7949733525546248744ULL},
+      {"rmat:scale=9,degree=4", 12693906670613410119ULL},
       {"road:n=400", 17765629012445334829ULL},
       {"road:n=401", 7020740703464889457ULL},
       {"stencil3d:n=5,points=27", 14376997060228437499ULL},
@@ -764,6 +764,33 @@ TEST(GenerateInternals, DeterministicLogMatchesLibm) {
         k % 2 ? rng.uniform() : std::ldexp(rng.uniform(), -static_cast<int>(rng.below(60)));
     EXPECT_NEAR(gen::det_log1m(p), std::log1p(-p), 1e-14 * std::abs(std::log1p(-p)) + 1e-300) << p;
   }
+}
+
+TEST(GenerateInternals, BinomialHasTheRightMeanAndVariance) {
+  gen::Rng rng(fresh_seed());
+  for (auto [n, p] : {std::pair<std::int64_t, double>{10, 0.24},
+                      {100, 0.24},
+                      {1000, 0.24},
+                      {1000000, 0.24},
+                      {50, 0.5},
+                      {3, 0.01}}) {
+    const int draws = 20000;
+    double sum = 0, sum_sq = 0;
+    for (int k = 0; k < draws; ++k) {
+      const std::int64_t x = gen::binomial(rng, n, p);
+      ASSERT_GE(x, 0);
+      ASSERT_LE(x, n);
+      sum += static_cast<double>(x);
+      sum_sq += static_cast<double>(x) * static_cast<double>(x);
+    }
+    const double mean = sum / draws, var = sum_sq / draws - mean * mean;
+    const double want_mean = static_cast<double>(n) * p, want_var = want_mean * (1 - p);
+    // 6 standard errors of the mean; variance within 10%.
+    EXPECT_NEAR(mean, want_mean, 6 * std::sqrt(want_var / draws)) << n << " " << p;
+    EXPECT_NEAR(var, want_var, 0.1 * want_var) << n << " " << p;
+  }
+  EXPECT_EQ(gen::binomial(rng, 0, 0.3), 0);
+  EXPECT_EQ(gen::binomial(rng, 7, 0.0), 0);
 }
 
 TEST(GenerateInternals, SampleDistinct) {

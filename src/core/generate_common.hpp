@@ -212,6 +212,42 @@ inline void sample_distinct(Rng& rng, std::int64_t n, std::int64_t k,
   }
 }
 
+/// Binomial(n, p) for 0 ≤ p ≤ 1/2: inversion (walking the pmf up from
+/// (1 − p)^n) when the mean is below 40, else the normal approximation with
+/// continuity correction (Marsaglia's polar method), clamped to [0, n]. Only
+/// IEEE arithmetic, sqrt and det_log: the same draws on every machine.
+inline std::int64_t binomial(Rng& rng, std::int64_t n, double p) {
+  if (n <= 0 || p <= 0) return 0;
+  const double q = 1 - p, mean = static_cast<double>(n) * p;
+  if (mean < 40) {
+    // q^n by squaring; q ≥ 1/2 and n·p < 40 keep it above ~1e-35.
+    double f = 1, base = q;
+    for (std::int64_t e = n; e > 0; e >>= 1) {
+      if (e & 1) f *= base;
+      base *= base;
+    }
+    const double u = rng.uniform();
+    double cdf = f;
+    std::int64_t k = 0;
+    while (u >= cdf && k < n) {
+      f *= static_cast<double>(n - k) / static_cast<double>(k + 1) * (p / q);
+      ++k;
+      cdf += f;
+      if (f == 0) break;  // rounding left u above the total: stop at the tail
+    }
+    return k;
+  }
+  double x, y, s;
+  do {
+    x = 2 * rng.uniform() - 1;
+    y = 2 * rng.uniform() - 1;
+    s = x * x + y * y;
+  } while (s >= 1 || s == 0);
+  const double z = x * std::sqrt(-2 * det_log(s) / s);
+  const double k = std::floor(mean + std::sqrt(mean * q) * z + 0.5);
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::clamp(k, 0.0, 9.2e18)), 0, n);
+}
+
 /// Sorts and deduplicates out[from, end).
 inline void sort_unique(std::vector<std::int64_t>& out, std::size_t from = 0) {
   std::sort(out.begin() + from, out.end());
@@ -248,15 +284,20 @@ class FirstError {
 /// team costs more than the work (batch members, tests).
 inline constexpr std::int64_t kParallelRows = 4096;
 
-/// Builds a rows × cols CSR in two parallel passes.
-///   pattern(i, buf): appends the sorted, distinct columns of row i to the
-///                    empty vector buf; must give the same result every call.
-///   values(i, cols, len, out): writes the len values of row i.
-/// Pass 1 counts (calling pattern), a prefix sum checks nnz against I, pass 2
-/// fills. The row, column and nonzero counts are checked against I before
-/// the arrays are allocated.
-template <Value T, Index I, class Pattern, class Values>
-Csr<T, I> build_csr(std::int64_t rows, std::int64_t cols, Pattern&& pattern, Values&& values) {
+/// Builds a rows × cols CSR in two parallel passes over the source rows u
+/// (a generator's own numbering), each stored as row row_of(u) (a bijection
+/// of [0, rows); iterating in source order keeps a generator's own data
+/// accesses sequential when rows are numbered at random).
+///   count(u, buf):    the length of source row u (buf is scratch);
+///   pattern(u, buf):  appends the sorted, distinct columns of source row u to
+///                     the empty vector buf, count(u) of them;
+///   values(r, cols, len, out): writes the values of output row r.
+/// All must give the same result on every call. Pass 1 counts, a prefix sum
+/// checks nnz against I, pass 2 fills. The row, column and nonzero counts are
+/// checked against I before the arrays are allocated.
+template <Value T, Index I, class RowOf, class Count, class Pattern, class Values>
+Csr<T, I> build_csr(std::int64_t rows, std::int64_t cols, RowOf&& row_of, Count&& count,
+                    Pattern&& pattern, Values&& values) {
   const I r = detail::checked_index<I>(rows, "rows");
   const I c = detail::checked_index<I>(cols, "columns");
   Array<I> row_ptr(static_cast<std::size_t>(rows) + 1);
@@ -267,11 +308,10 @@ Csr<T, I> build_csr(std::int64_t rows, std::int64_t cols, Pattern&& pattern, Val
   {
     std::vector<std::int64_t> buf;
 #pragma omp for schedule(dynamic, 512)
-    for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t u = 0; u < rows; ++u)
       err.run([&] {
         buf.clear();
-        pattern(i, buf);
-        ptr[i + 1] = static_cast<I>(buf.size());  // ≤ cols, which fits I
+        ptr[row_of(u) + 1] = static_cast<I>(count(u, buf));  // ≤ cols, which fits I
       });
   }
   err.rethrow();
@@ -288,14 +328,14 @@ Csr<T, I> build_csr(std::int64_t rows, std::int64_t cols, Pattern&& pattern, Val
   {
     std::vector<std::int64_t> buf;
 #pragma omp for schedule(dynamic, 512)
-    for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t u = 0; u < rows; ++u)
       err.run([&] {
         buf.clear();
-        pattern(i, buf);
-        const std::int64_t b = ptr[i];
+        pattern(u, buf);
+        const std::int64_t i = row_of(u), b = ptr[i];
         const auto len = static_cast<std::int64_t>(buf.size());
         if (len != ptr[i + 1] - b)
-          throw InternalError("generator: row pattern changed between the two passes");
+          throw InternalError("generator: row length differs between the two passes");
         for (std::int64_t k = 0; k < len; ++k)
           col[b + k] = static_cast<I>(buf[k]);
         values(i, buf.data(), len, val + b);
@@ -303,6 +343,18 @@ Csr<T, I> build_csr(std::int64_t rows, std::int64_t cols, Pattern&& pattern, Val
   }
   err.rethrow();
   return Csr<T, I>(r, c, std::move(row_ptr), std::move(col_idx), std::move(vals), Check::Trusted);
+}
+
+/// The common case: rows in their own order, lengths from the pattern.
+template <Value T, Index I, class Pattern, class Values>
+Csr<T, I> build_csr(std::int64_t rows, std::int64_t cols, Pattern&& pattern, Values&& values) {
+  return build_csr<T, I>(
+      rows, cols, [](std::int64_t u) { return u; },
+      [&](std::int64_t u, std::vector<std::int64_t>& buf) {
+        pattern(u, buf);
+        return static_cast<std::int64_t>(buf.size());
+      },
+      pattern, values);
 }
 
 /// values(): ±U[0.5, 1.5] from the row's own stream.

@@ -124,6 +124,7 @@ Csr<T, I> banded(std::int64_t n, int bands, Seeds seeds) {
 /// that it keeps two neighbours: every degree is 2..4 for n ≥ 4.)
 template <Value T, Index I>
 Csr<T, I> road(std::int64_t n, Seeds seeds) {
+  detail::checked_index<I>(n, "rows");  // before the edge arrays are allocated
   // Width floor(√n), so that h ≥ 3 when n ≥ 5 and not square: every vertex of
   // the last full grid row has a neighbour above.
   std::int64_t w = static_cast<std::int64_t>(std::sqrt(static_cast<double>(n)));
@@ -166,6 +167,11 @@ Csr<T, I> road(std::int64_t n, Seeds seeds) {
     }
   }
   const Bijection perm(n, hash(sseed, 0x524f4144));
+  // Rows in output order (sequential writes); the vertex arrays read at
+  // random are 2 bytes per vertex and mostly stay in cache.
+  const auto count = [&](std::int64_t r, std::vector<std::int64_t>&) {
+    return static_cast<std::int64_t>(degree[perm.inverse_of(r)]);
+  };
   const auto pattern = [&, w](std::int64_t r, std::vector<std::int64_t>& out) {
     const std::int64_t v = perm.inverse_of(r), x = v % w;
     if (x > 0 && (edges[v - 1] & 1)) out.push_back(perm(v - 1));
@@ -184,7 +190,8 @@ Csr<T, I> road(std::int64_t n, Seeds seeds) {
       out[k] = static_cast<T>(Rng(hash(vseed, a, b)).value());
     }
   };
-  return build_csr<T, I>(n, n, pattern, values);
+  return build_csr<T, I>(
+      n, n, [](std::int64_t r) { return r; }, count, pattern, values);
 }
 
 #define SPX_INST(T, I)                                                        \

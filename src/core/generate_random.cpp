@@ -27,17 +27,27 @@ std::int64_t random_length(Rng& rng, double degree, std::int64_t n) {
 template <Value T, Index I>
 Csr<T, I> random_uniform(std::int64_t n, double degree, Seeds seeds) {
   const std::uint64_t sseed = seeds.structure;
+  const auto count = [=](std::int64_t i, std::vector<std::int64_t>&) {
+    Rng rng(hash(sseed, static_cast<std::uint64_t>(i)));
+    return random_length(rng, degree, n);
+  };
   const auto pattern = [=](std::int64_t i, std::vector<std::int64_t>& out) {
     Rng rng(hash(sseed, static_cast<std::uint64_t>(i)));
     sample_distinct(rng, n, random_length(rng, degree, n), out);
   };
-  return build_csr<T, I>(n, n, pattern, random_values<T>(seeds.values));
+  return build_csr<T, I>(
+      n, n, [](std::int64_t i) { return i; }, count, pattern, random_values<T>(seeds.values));
 }
 
 template <Value T, Index I>
 Csr<T, I> dense_rows(std::int64_t n, double degree, std::int64_t count, Seeds seeds) {
   const std::uint64_t sseed = seeds.structure;
   const Bijection pick(n, hash(sseed, 0x44454e5345));  // dense rows: pick(0 .. count−1)
+  const auto length = [=, &pick](std::int64_t i, std::vector<std::int64_t>&) {
+    if (pick.inverse_of(i) < count) return n;
+    Rng rng(hash(sseed, static_cast<std::uint64_t>(i)));
+    return random_length(rng, degree, n);
+  };
   const auto pattern = [=, &pick](std::int64_t i, std::vector<std::int64_t>& out) {
     if (pick.inverse_of(i) < count) {
       for (std::int64_t j = 0; j < n; ++j)
@@ -47,97 +57,86 @@ Csr<T, I> dense_rows(std::int64_t n, double degree, std::int64_t count, Seeds se
     Rng rng(hash(sseed, static_cast<std::uint64_t>(i)));
     sample_distinct(rng, n, random_length(rng, degree, n), out);
   };
-  return build_csr<T, I>(n, n, pattern, random_values<T>(seeds.values));
+  return build_csr<T, I>(
+      n, n, [](std::int64_t i) { return i; }, length, pattern, random_values<T>(seeds.values));
 }
 
-/// R-MAT: m = round(degree·2^scale) edges, each edge descending `scale` levels
-/// of the quadrant recursion with probabilities (.57, .19, .19, .05) from its
-/// own stream; vertex labels are then scrambled by a random bijection (as
-/// Graph500 does) and duplicate edges merged. Edges are generated twice
-/// (count, then scatter) rather than stored as pairs; each row is then sorted.
+/// R-MAT with m = round(degree·2^scale) edges: each edge picks one quadrant
+/// per level with probabilities (a, b, c, d) = (.57, .19, .19, .05). The row
+/// bits of an edge are independent Bernoulli(c + d) draws, and its column bit
+/// at a level depends only on the row bit there (P(1 | 0) = b/(a+b),
+/// P(1 | 1) = d/(c+d)). So the edges per row are multinomial, drawn here by
+/// splitting m down the binary tree of row prefixes (a binomial per node), and
+/// each row then draws its own columns from its own stream: no atomics, no
+/// edge list, every row independent. Vertex labels are scrambled by a random
+/// bijection (as Graph500 does); duplicate edges are merged.
 template <Value T, Index I>
 Csr<T, I> rmat(int scale, double degree, Seeds seeds) {
   const std::int64_t n = std::int64_t{1} << scale;
-  const I rows = detail::checked_index<I>(n, "rows");
+  detail::checked_index<I>(n, "rows");
   const auto m = static_cast<std::int64_t>(std::llround(degree * static_cast<double>(n)));
-  constexpr std::uint64_t kA = 37356, kAB = 49807, kABC = 62259;  // ·2^-16: .57, .76, .95
+  constexpr double kRowOne = 0.19 + 0.05;         // c + d
+  constexpr std::uint64_t kColGivenRow1 = 13653;  // d/(c+d) = .2083, ·2^16
   const std::uint64_t sseed = seeds.structure;
-  const Bijection perm(n, hash(sseed, 0x524d4154));
-  const auto edge = [&, scale, sseed](std::int64_t e, std::int64_t& r, std::int64_t& c) {
-    Rng rng(hash(sseed, static_cast<std::uint64_t>(e)));
-    std::uint64_t word = 0, rr = 0, cc = 0;
-    for (int level = 0; level < scale; ++level) {
-      if (level % 4 == 0) word = rng.next();
-      const std::uint64_t u = word & 0xffff;
-      word >>= 16;
-      rr <<= 1;
-      cc <<= 1;
-      if (u >= kABC) {
-        rr |= 1;
-        cc |= 1;
-      } else if (u >= kAB) {
-        rr |= 1;
-      } else if (u >= kA) {
-        cc |= 1;
-      }
-    }
-    r = perm(static_cast<std::int64_t>(rr));
-    c = perm(static_cast<std::int64_t>(cc));
-  };
 
-  // Count edges per row, scatter their columns into row buckets.
-  std::vector<std::int64_t> start(static_cast<std::size_t>(n) + 1, 0);
-#pragma omp parallel for schedule(static, 8192) if (m >= kParallelRows)
-  for (std::int64_t e = 0; e < m; ++e) {
-    std::int64_t r, c;
-    edge(e, r, c);
-#pragma omp atomic
-    ++start[r + 1];
+  // Edges per row prefix, level by level: node j of level l holds the edges
+  // whose top l row bits spell j.
+  Array<std::int64_t> edges = Array<std::int64_t>::filled(static_cast<std::size_t>(n), 0);
+  Array<std::int64_t> next(static_cast<std::size_t>(n));
+  edges[0] = m;
+  for (int level = 0; level < scale; ++level) {
+    const std::int64_t nodes = std::int64_t{1} << level;
+    const std::int64_t* cur = edges.data();
+    std::int64_t* out = next.data();
+#pragma omp parallel for schedule(static, 4096) if (nodes >= kParallelRows)
+    for (std::int64_t j = 0; j < nodes; ++j) {
+      Rng rng(hash(sseed, static_cast<std::uint64_t>(level), static_cast<std::uint64_t>(j)));
+      const std::int64_t ones = binomial(rng, cur[j], kRowOne);
+      out[2 * j] = cur[j] - ones;
+      out[2 * j + 1] = ones;
+    }
+    std::swap(edges, next);
   }
-  for (std::int64_t i = 0; i < n; ++i)
-    start[i + 1] += start[i];
-  std::vector<std::int64_t> next(start.begin(), start.end() - 1);
-  Array<I> bucket(static_cast<std::size_t>(m));
-  I* bk = bucket.data();
-#pragma omp parallel for schedule(static, 8192) if (m >= kParallelRows)
-  for (std::int64_t e = 0; e < m; ++e) {
-    std::int64_t r, c, pos;
-    edge(e, r, c);
-#pragma omp atomic capture
-    pos = next[r]++;
-    bk[pos] = static_cast<I>(c);
-  }
-  // Sort each bucket and merge duplicates; the order the atomics gave is gone
-  // after the sort, so the result is deterministic.
-  Array<I> row_ptr(static_cast<std::size_t>(n) + 1);
-  I* ptr = row_ptr.data();
-  ptr[0] = 0;
-#pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelRows)
-  for (std::int64_t i = 0; i < n; ++i) {
-    I* b = bk + start[i];
-    I* e = bk + start[i + 1];
-    std::sort(b, e);
-    ptr[i + 1] = static_cast<I>(std::unique(b, e) - b);
-  }
-  std::int64_t nnz = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    nnz += ptr[i + 1];
-    ptr[i + 1] = detail::checked_index<I>(nnz, "nnz");
-  }
-  Array<I> col_idx(static_cast<std::size_t>(nnz));
-  Array<T> vals(static_cast<std::size_t>(nnz));
-  I* col = col_idx.data();
-  T* val = vals.data();
-  const std::uint64_t vseed = seeds.values;
-#pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelRows)
-  for (std::int64_t i = 0; i < n; ++i) {
-    std::copy(bk + start[i], bk + start[i] + (ptr[i + 1] - ptr[i]), col + ptr[i]);
-    Rng rng(hash(vseed, static_cast<std::uint64_t>(i)));
-    for (I k = ptr[i]; k < ptr[i + 1]; ++k)
-      val[k] = static_cast<T>(rng.value());
-  }
-  return Csr<T, I>(rows, rows, std::move(row_ptr), std::move(col_idx), std::move(vals),
-                   Check::Trusted);
+  const std::int64_t* per_row = edges.data();
+
+  // Row r's columns, one draw per edge. Bit k of the column is drawn given
+  // bit k of the row: where the row bit is 0, P(1) = 1/4 exactly, the AND of
+  // two random words sets all those bits at once; where it is 1, a 16-bit
+  // comparison per bit.
+  const std::uint64_t all_bits = scale == 0 ? 0 : ~std::uint64_t{0} >> (64 - scale);
+  const auto draw = [=](std::int64_t r, std::vector<std::int64_t>& out) {
+    Rng rng(hash(sseed, 0x434f4c, static_cast<std::uint64_t>(r)));
+    const auto row = static_cast<std::uint64_t>(r);
+    for (std::int64_t e = 0; e < per_row[r]; ++e) {
+      std::uint64_t col = rng.next() & rng.next() & ~row & all_bits;
+      std::uint64_t word = 0;
+      int left = 0;
+      for (std::uint64_t ones = row; ones != 0; ones &= ones - 1) {
+        if (left == 0) {
+          word = rng.next();
+          left = 4;
+        }
+        const std::uint64_t bit = static_cast<std::uint64_t>((word & 0xffff) < kColGivenRow1);
+        col |= bit << std::countr_zero(ones);
+        word >>= 16;
+        --left;
+      }
+      out.push_back(static_cast<std::int64_t>(col));
+    }
+  };
+  const Bijection perm(n, hash(sseed, 0x524d4154));
+  const auto count = [&](std::int64_t r, std::vector<std::int64_t>& buf) {
+    draw(r, buf);  // distinct columns: the bijection does not change how many
+    sort_unique(buf);
+    return static_cast<std::int64_t>(buf.size());
+  };
+  const auto pattern = [&](std::int64_t r, std::vector<std::int64_t>& out) {
+    draw(r, out);
+    for (auto& c : out)
+      c = perm(c);
+    sort_unique(out);
+  };
+  return build_csr<T, I>(n, n, perm, count, pattern, random_values<T>(seeds.values));
 }
 
 /// Directed Chung–Lu: P(i → j) = min(1, w_i·c_j / S) independently.
@@ -176,8 +175,9 @@ Csr<T, I> chung_lu(std::int64_t n, double degree, Seeds seeds) {
     col_total += 1 / std::sqrt(static_cast<double>(v + 1));
   const std::uint64_t sseed = seeds.structure;
   const Bijection row_perm(n, hash(sseed, 0x524f5753)), col_perm(n, hash(sseed, 0x434f4c53));
-  const auto pattern = [&, n, sseed, col_total](std::int64_t r, std::vector<std::int64_t>& out) {
-    const std::int64_t u = row_perm.inverse_of(r);
+  // Source row u (weight rank) visits the columns in decreasing weight order
+  // and calls emit(v) for each column rank v it keeps.
+  const auto draw = [&, n, sseed, col_total](std::int64_t u, auto&& emit) {
     const double wu = row_weight(u) / col_total;
     if (wu <= 0) return;
     const auto prob = [wu](std::int64_t v) {
@@ -193,13 +193,23 @@ Csr<T, I> chung_lu(std::int64_t n, double degree, Seeds seeds) {
         v += static_cast<std::int64_t>(skip);
       }
       const double q = prob(v);  // ≤ p: weights decrease with v
-      if (rng.uniform() * p < q) out.push_back(col_perm(v));
+      if (rng.uniform() * p < q) emit(v);
       p = q;
       ++v;
     }
+  };
+  // Rows in output order: sequential writes, and the draws need no arrays.
+  const auto count = [&](std::int64_t r, std::vector<std::int64_t>&) {
+    std::int64_t len = 0;
+    draw(row_perm.inverse_of(r), [&](std::int64_t) { ++len; });
+    return len;
+  };
+  const auto pattern = [&](std::int64_t r, std::vector<std::int64_t>& out) {
+    draw(row_perm.inverse_of(r), [&](std::int64_t v) { out.push_back(col_perm(v)); });
     std::sort(out.begin(), out.end());
   };
-  return build_csr<T, I>(n, n, pattern, random_values<T>(seeds.values));
+  return build_csr<T, I>(
+      n, n, [](std::int64_t r) { return r; }, count, pattern, random_values<T>(seeds.values));
 }
 
 /// Economics-like: rows in groups of 64 of three kinds — small dense diagonal
