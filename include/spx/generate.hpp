@@ -1,25 +1,34 @@
 // Deterministic generators for the structural classes of the survey's test
 // set. The same spec and seed give the same matrix on every machine and every
-// thread count (every row, or every R-MAT edge, draws from its own
-// counter-based random stream); values are drawn at random and are never zero.
+// thread count: every row (or tree node, or batch member) draws from its own
+// counter-based random stream, and the decisions use IEEE arithmetic only
+// (no libm transcendental functions, which differ between libm versions).
+// Values are random and never zero: ±U[0.5, 1.5], or for stencils and FEM
+// off-diagonal −U[0.5, 1.5] with a diagonal that dominates the row.
 //
 // Generators build CSR directly (count per row, prefix sum, fill), in parallel,
-// in time linear in rows + nonzeros (R-MAT and Chung–Lu: expected linear, plus
-// the per-row sorts). Sizes are checked against the index type before the
-// large arrays are allocated ("index overflow" InvalidInput).
+// in time linear in rows + nonzeros (plus the per-row sorts of the random
+// classes). Sizes are checked against the index type before the large arrays
+// are allocated ("index overflow" InvalidInput).
 //
-//   kind        parameters            rows      structure
-//   stencil2d   n, points (5, 9)      n²        grid stencil, natural ordering
-//   stencil3d   n, points (7, 27)     n³        grid stencil, natural ordering
-//   fem         n, block              n²·b      9-point node coupling, dense b×b blocks
-//   random      n, degree             n         `degree` distinct uniform columns per row (±1)
-//   rmat        scale, degree         2^scale   R-MAT (.57,.19,.19,.05), edge factor `degree`
-//   chunglu     n, degree             n         power-law Chung–Lu: huge rows, >25% empty rows
-//   road        n                     n         perturbed planar grid, degree 2..4, random
-//   numbering banded      n, bands              n         diagonal + `bands` diagonals of short
-//   segments denserows   n, degree, dense_rows n         sparse background + a few completely dense
-//   rows mixed       n                     n         economics-like: blocks, medium, long,
-//   scattered rows
+//   kind        parameters             rows      structure
+//   stencil2d   n, points (5, 9)       n²        grid stencil, natural ordering
+//   stencil3d   n, points (7, 27)      n³        grid stencil, natural ordering
+//   fem         n, block (1..32)       n²·b      9-point node coupling, dense b×b blocks
+//   random      n, degree              n         floor/ceil(degree) ± 1 distinct uniform columns
+//   rmat        scale, degree          2^scale   R-MAT (.57,.19,.19,.05), degree·2^scale edges,
+//                                                duplicates merged, labels scrambled
+//   chunglu     n, degree              n         Chung–Lu, power-law row weights (capped at
+//                                                n/4), over 25% empty rows
+//   road        n                      n         perturbed planar grid, degree 2..4 (n ≥ 4),
+//                                                symmetric, random numbering
+//   banded      n, bands               n         diagonal + `bands` diagonals of short segments
+//                                                within ±min(n−1, 4·bands)
+//   denserows   n, degree, dense_rows  n         random background + completely dense rows
+//   mixed       n                      n         economics-like: small blocks, medium runs,
+//                                                about log2(n) long rows, scattered entries
+//
+// Spec strings (CLI, benchmarks): "stencil3d:n=64,points=27,seed=3".
 #pragma once
 
 #include <cstdint>

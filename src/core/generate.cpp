@@ -383,7 +383,9 @@ Csr<T, I> batch_member(std::int64_t rows, int kind, double degree, gen::Seeds se
     case 1: {
       std::int64_t w = static_cast<std::int64_t>(std::sqrt(static_cast<double>(rows)));
       while (w * w < rows)
-        ++w;
+        ++w;  // ceil(√rows)
+      while (w > 1 && (w - 1) * (w - 1) >= rows)
+        --w;
       return gen::stencil2d<T, I>(w, rows, kind == 0 ? 5 : 9, seeds);
     }
     case 2:

@@ -215,7 +215,7 @@ Csr<T, I> chung_lu(std::int64_t n, double degree, Seeds seeds) {
 /// Economics-like: rows in groups of 64 of three kinds — small dense diagonal
 /// blocks (2..8), medium rows (a run of 8..48 consecutive columns plus the
 /// diagonal and scattered entries), near-empty rows (diagonal plus 0..2
-/// scattered entries) — plus ⌈log2 n⌉ long rows at random positions holding
+/// scattered entries) — plus ⌊log2 n⌋ + 1 long rows at random positions holding
 /// n/256 .. n/32 (at least 32) random columns.
 template <Value T, Index I>
 Csr<T, I> mixed(std::int64_t n, Seeds seeds) {

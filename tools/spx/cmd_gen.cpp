@@ -36,16 +36,16 @@ struct GenOptions {
   CLI::Option *count_opt = nullptr, *min_opt = nullptr, *max_opt = nullptr, *uniform_opt = nullptr;
 };
 
-io::MmWriteOptions write_options(bool single) {
+io::MmWriteOptions write_options() {
   io::MmWriteOptions o;
-  o.precision = single ? 9 : 17;  // enough digits to round-trip the values
+  o.precision = 0;  // the shortest text that reads back exactly
   return o;
 }
 
 template <Value T, Index I>
 void write_one(const GenSpec& spec, const std::filesystem::path& out) {
   const Csr<T, I> A = generate<T, I>(spec);
-  io::write(out, A, write_options(std::is_same_v<T, float>));
+  io::write(out, A, write_options());
   fmt::print("wrote {}: {}, {} x {}, {} nonzeros ({}, {})\n", out.string(), describe(spec),
              A.rows(), A.cols(), A.nnz(), type_name<T>(), index_name<I>());
 }
@@ -83,8 +83,7 @@ void write_batch(const BatchSpec& spec, const std::filesystem::path& dir) {
       std::max<std::size_t>(5, std::to_string(std::max<std::int64_t>(spec.count - 1, 0)).size());
   std::int64_t nnz = 0;
   for (std::size_t k = 0; k < batch.size(); ++k) {
-    io::write(dir / fmt::format("m{:0{}}.mtx", k, width), batch[k],
-              write_options(std::is_same_v<T, float>));
+    io::write(dir / fmt::format("m{:0{}}.mtx", k, width), batch[k], write_options());
     nnz += batch[k].nnz();
   }
   fmt::print("wrote {} matrices to {}: {}, {} nonzeros in all ({})\n", batch.size(), dir.string(),
