@@ -8,7 +8,9 @@
 //  2. the same with tiny parse chunks on two threads: the same matrix, or the
 //     same error message (chunking must not change the result or the line);
 //  3. parse_coo<float, int64_t>, symmetry kept, non-finite values allowed;
-//  4. when (1) succeeds: write + read back gives the same entries exactly.
+//  4. when (1) succeeds: write + read back gives the same entries exactly;
+//  5. an input starting with the gzip magic bytes is also read from a file,
+//     which runs the inflate path on corrupt and truncated streams.
 #include <unistd.h>
 
 #include <cstdint>
@@ -84,9 +86,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   loose.finite_only = false;
   run<float, std::int64_t>(text, loose);
 
+  static const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("spx_fuzz_" + std::to_string(::getpid()) + ".mtx");
+  if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
+    if (FILE* f = std::fopen(file.c_str(), "wb")) {
+      std::fwrite(data, 1, size, f);
+      std::fclose(f);
+      try {
+        spx::io::read_coo<double, std::int32_t>(file, defaults);
+      } catch (const spx::Error&) {
+      }
+    }
+  }
+
   if (a.ok) {
-    static const std::filesystem::path file = std::filesystem::temp_directory_path() /
-                                              ("spx_fuzz_" + std::to_string(::getpid()) + ".mtx");
     const auto A = spx::io::parse_coo<double, std::int32_t>(text, "fuzz.mtx", defaults);
     spx::io::write(file, A);
     const auto B = spx::io::read_coo<double, std::int32_t>(file, defaults);

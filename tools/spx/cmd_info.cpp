@@ -135,8 +135,9 @@ void info(const InfoArgs& args) {
   fmt::print("  {:<6} {:>14} {:>10} {:>12}\n", "format", "bytes", "bytes/nnz", "convert ms");
   for (const auto& fp : footprints) {
     if (fp.converted)
-      fmt::print("  {:<6} {:>14} {:>10.2f} {:>12.3f}\n", to_string(fp.format), fp.bytes,
-                 per_nnz(fp.bytes), fp.seconds * 1e3);
+      fmt::print("  {:<6} {:>14} {:>10} {:>12.3f}\n", to_string(fp.format), fp.bytes,
+                 s.nnz > 0 ? fmt::format("{:.2f}", per_nnz(fp.bytes)) : std::string("-"),
+                 fp.seconds * 1e3);
     else
       fmt::print("  {:<6} {}\n", to_string(fp.format), fp.reason);
   }
