@@ -87,15 +87,6 @@ void add_convert(CLI::App& app) {
   auto args = std::make_shared<ConvertArgs>();
   auto* cmd = app.add_subcommand(
       "convert", "Convert a Matrix Market file to a storage format and write the result");
-  cmd->description(
-      "Reads a Matrix Market file (.mtx or .mtx.gz), converts it to FORMAT with the\n"
-      "given parameters, converts it back and checks that the matrix is unchanged,\n"
-      "then writes it as Matrix Market (a name ending in .gz is compressed) and\n"
-      "reports the format's footprint and conversion time. Matrix Market stores\n"
-      "coordinates only: a COO result is written in COO order; every other format\n"
-      "(CSC, ELL, SELL, BCSR, ...) is written as its CSR equivalent, which is the\n"
-      "matrix after the round trip through the format. Padding never appears as\n"
-      "entries. A format that refuses the matrix (e.g. too much padding) is an error.");
   cmd->add_option("file", args->file, "Matrix Market file to read")->required();
   cmd->add_option("--to", args->to, "Target format: coo csr csc ell sell hll dia hdi hyb jad bcsr")
       ->required();
@@ -150,6 +141,15 @@ void add_convert(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->footer(
+      "Reads a Matrix Market file (.mtx or .mtx.gz), converts it to FORMAT with the\n"
+      "given parameters, converts it back and checks that the matrix is unchanged,\n"
+      "then writes it as Matrix Market (a name ending in .gz is compressed) and\n"
+      "reports the format's footprint and conversion time. Matrix Market stores\n"
+      "coordinates only: a COO result is written in COO order; every other format\n"
+      "(CSC, ELL, SELL, BCSR, ...) is written as its CSR equivalent, which is the\n"
+      "matrix after the round trip through the format. Padding never appears as\n"
+      "entries. A format that refuses the matrix (e.g. too much padding) is an error.\n"
+      "\n"
       "Examples:\n"
       "  spx convert mhd4800a.mtx --to bcsr --block-size 4 -o mhd4800a-bcsr.mtx\n"
       "  spx convert big.mtx.gz --to sell --slice-size 32 --sigma 256 -o out.mtx.gz\n");

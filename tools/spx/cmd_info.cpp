@@ -148,18 +148,7 @@ void info(const InfoArgs& args) {
 void add_info(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
   auto* cmd = app.add_subcommand(
-      "info",
-      "Show a Matrix Market file's header, its statistics and its footprint in every format");
-  cmd->description(
-      "Reads a Matrix Market file (.mtx, or .mtx.gz read directly; symmetric files are\n"
-      "expanded, duplicates summed) and prints:\n"
-      "  - the header: format, field, symmetry, size and stored entries;\n"
-      "  - the statistics the formats depend on: nonzeros, density, row lengths,\n"
-      "    empty rows, occupied diagonals, bandwidth, fill of aligned b x b blocks\n"
-      "    (nonzeros / stored block entries, b = 2..8);\n"
-      "  - for every storage format: the bytes the product reads (values, indices,\n"
-      "    padding), bytes per nonzero and conversion time; or why the format\n"
-      "    refuses this matrix, or that it is not available in this build.");
+      "info", "Header, statistics and footprint in every format of a Matrix Market file");
   cmd->add_option("file", args->file, "Matrix Market file (.mtx or .mtx.gz)")->required();
   cmd->add_flag("--json", args->json, "Print the same as JSON");
   cmd->add_option("--precision", args->precision, "Value type: f32 or f64 (footprints differ)")
@@ -169,6 +158,16 @@ void add_info(CLI::App& app) {
       ->check(CLI::IsMember({"i32", "i64"}))
       ->capture_default_str();
   cmd->footer(
+      "Reads a Matrix Market file (.mtx, or .mtx.gz read directly; symmetric files are\n"
+      "expanded, duplicates summed) and prints:\n"
+      "  - the header: format, field, symmetry, size and stored entries;\n"
+      "  - the statistics the formats depend on: nonzeros, density, row lengths,\n"
+      "    empty rows, occupied diagonals, bandwidth, fill of aligned b x b blocks\n"
+      "    (nonzeros / stored block entries, b = 2..8);\n"
+      "  - for every storage format: the bytes the product reads (values, indices,\n"
+      "    padding), bytes per nonzero and conversion time; or why the format\n"
+      "    refuses this matrix, or that it is not available in this build.\n"
+      "\n"
       "Example:\n"
       "  spx info matrices/mhd4800a.mtx\n"
       "  spx info big.mtx.gz --precision f32 --index i64 --json\n");
