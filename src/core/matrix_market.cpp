@@ -381,6 +381,11 @@ template <Value T, Index I>
 void parse_coordinate(Chunk<T, I>& ch, const Context& ctx) {
   const MmHeader& h = ctx.h;
   const bool values = h.field != MmField::Pattern;
+  // At most one entry per line: reserve once instead of growing.
+  const auto lines = static_cast<std::size_t>(std::count(ch.begin, ch.end, '\n')) + 1;
+  ch.row.reserve(lines);
+  ch.col.reserve(lines);
+  if (values) ch.val.reserve(lines);
   const char* p = ch.begin;
   while (p < ch.end) {
     const char* nl =
@@ -433,6 +438,7 @@ void parse_coordinate(Chunk<T, I>& ch, const Context& ctx) {
 /// Parses one chunk of an array body (one value per line).
 template <Value T, Index I>
 void parse_array(Chunk<T, I>& ch, const Context& ctx) {
+  ch.val.reserve(static_cast<std::size_t>(std::count(ch.begin, ch.end, '\n')) + 1);
   const char* p = ch.begin;
   while (p < ch.end) {
     const char* nl =
