@@ -61,6 +61,16 @@ Outcome run(std::string_view text, const spx::io::MmReadOptions& options) {
   return o;
 }
 
+/// A scratch file, removed when the fuzzer exits.
+struct TempFile {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("spx_fuzz_" + std::to_string(::getpid()) + ".mtx");
+  ~TempFile() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -86,8 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   loose.finite_only = false;
   run<float, std::int64_t>(text, loose);
 
-  static const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / ("spx_fuzz_" + std::to_string(::getpid()) + ".mtx");
+  static const TempFile scratch;
+  const std::filesystem::path& file = scratch.path;
   if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
     if (FILE* f = std::fopen(file.c_str(), "wb")) {
       std::fwrite(data, 1, size, f);
