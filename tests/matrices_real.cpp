@@ -1,12 +1,37 @@
-#include "matrices.hpp"
-
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
+
+#include "matrices.hpp"
+#include "spx/io/matrix_market.hpp"
 
 namespace spx::test {
 
+/// Every `.mtx` and `.mtx.gz` file of SPX_REAL_MATRICES, in name order, as
+/// CSR (symmetry expanded, duplicates summed); named by the file stem.
 template <Value T, Index I>
 std::vector<TestMatrix<T, I>> real_matrices() {
-  return {};
+  namespace fs = std::filesystem;
+  const fs::path dir = SPX_REAL_MATRICES;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    std::printf("[  INFO    ] no real matrices: %s does not exist\n", dir.c_str());
+    return {};
+  }
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".mtx") || name.ends_with(".mtx.gz")) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<TestMatrix<T, I>> out;
+  for (const auto& file : files) {
+    std::string name = file.filename().string();
+    name = name.substr(0, name.find(".mtx"));
+    out.push_back({name, io::read_csr<T, I>(file)});
+  }
+  return out;
 }
 
 #define SPX_INST(T, I) template std::vector<TestMatrix<T, I>> real_matrices<T, I>();
