@@ -142,9 +142,9 @@ TYPED_TEST(EllpackFormats, RoundTripIsExactOnEveryTestMatrix) {
             EXPECT_EQ(f.nnz(), A.nnz()) << what;
             EXPECT_EQ(f.rows(), A.rows()) << what;
             EXPECT_EQ(f.cols(), A.cols()) << what;
-            using F = std::remove_cvref_t<decltype(f)>;
-            if constexpr (!std::is_same_v<F, Csr<T, I>> && !std::is_same_v<F, Coo<T, I>> &&
-                          !std::is_same_v<F, Csc<T, I>>) {
+            // The ELLPACK family (the formats this file covers) rebuilds through
+            // its validating constructor; other formats have their own tests.
+            if constexpr (requires { revalidate(f); }) {
               EXPECT_NO_THROW(revalidate(f)) << what;
               expect_same_csr(to_csr(f), A, what);
               expect_same_csr(to_csr(f.clone()), A, what + " (clone)");
