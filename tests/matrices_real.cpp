@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "matrices.hpp"
@@ -8,12 +9,16 @@
 
 namespace spx::test {
 
-/// Every `.mtx` and `.mtx.gz` file of SPX_REAL_MATRICES, in name order, as
-/// CSR (symmetry expanded, duplicates summed); named by the file stem.
+/// Every `.mtx` and `.mtx.gz` file of the real-matrix folder, in name order,
+/// as CSR (symmetry expanded, duplicates summed); named by the file stem. The
+/// folder is $SPX_REAL_MATRICES when set (a copy of the tree on another
+/// machine), else the path compiled in. With SPX_TEST_SMALL=1 (sanitizer
+/// runs) only the five smallest files are read.
 template <Value T, Index I>
 std::vector<TestMatrix<T, I>> real_matrices() {
   namespace fs = std::filesystem;
-  const fs::path dir = SPX_REAL_MATRICES;
+  const char* env = std::getenv("SPX_REAL_MATRICES");
+  const fs::path dir = env != nullptr && *env != '\0' ? fs::path(env) : fs::path(SPX_REAL_MATRICES);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     std::printf("[  INFO    ] no real matrices: %s does not exist\n", dir.c_str());
@@ -23,6 +28,12 @@ std::vector<TestMatrix<T, I>> real_matrices() {
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     if (name.ends_with(".mtx") || name.ends_with(".mtx.gz")) files.push_back(entry.path());
+  }
+  if (const char* small = std::getenv("SPX_TEST_SMALL"); small != nullptr && small[0] == '1') {
+    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+      return fs::file_size(a) < fs::file_size(b);
+    });
+    files.resize(std::min<std::size_t>(files.size(), 5));
   }
   std::sort(files.begin(), files.end());
   std::vector<TestMatrix<T, I>> out;
