@@ -48,6 +48,14 @@ std::vector<T> random_vector(std::int64_t n, std::uint64_t seed) {
   return v;
 }
 
+/// The folder of real matrices: $SPX_REAL_MATRICES when set (a copy of the
+/// tree on another machine, as scripts/gpu-check makes), else the path
+/// compiled in (../shared/matrices/real beside the checkout).
+inline std::string real_matrix_dir() {
+  const char* env = std::getenv("SPX_REAL_MATRICES");
+  return env != nullptr && *env != '\0' ? std::string(env) : std::string(SPX_REAL_MATRICES);
+}
+
 inline bool gpu_required() {
   const char* v = std::getenv("SPX_REQUIRE_GPU");
   return v != nullptr && std::string(v) == "1";

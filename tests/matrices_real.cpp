@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common.hpp"
 #include "matrices.hpp"
 #include "spx/io/matrix_market.hpp"
 
@@ -17,8 +18,7 @@ namespace spx::test {
 template <Value T, Index I>
 std::vector<TestMatrix<T, I>> real_matrices() {
   namespace fs = std::filesystem;
-  const char* env = std::getenv("SPX_REAL_MATRICES");
-  const fs::path dir = env != nullptr && *env != '\0' ? fs::path(env) : fs::path(SPX_REAL_MATRICES);
+  const fs::path dir = real_matrix_dir();
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     std::printf("[  INFO    ] no real matrices: %s does not exist\n", dir.c_str());

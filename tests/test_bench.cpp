@@ -395,7 +395,7 @@ TEST(BenchSuite, FilesAndFolders) {
 
 TEST(BenchSuite, DefaultSuiteSpansTheClasses) {
   for (Backend b : {Backend::Cpu, Backend::Cuda}) {
-    const bench::Suite s = bench::default_suite(b, SPX_REAL_MATRICES);
+    const bench::Suite s = bench::default_suite(b, real_matrix_dir());
     std::map<Generator, int> kinds;
     std::set<int> fem_blocks, stencil3d_points;
     std::set<std::string> names;

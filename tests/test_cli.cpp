@@ -63,7 +63,7 @@ bool one_line(const std::string& s) {
 }
 
 fs::path real(const std::string& name) {
-  return fs::path(SPX_REAL_MATRICES) / name;
+  return fs::path(real_matrix_dir()) / name;
 }
 
 class Cli : public ::testing::Test {

@@ -665,7 +665,7 @@ Plain plain_read(const fs::path& file) {
 }
 
 TEST(MatrixMarketReal, EveryFileMatchesItsHeaderAndAnIndependentReader) {
-  const fs::path dir = SPX_REAL_MATRICES;
+  const fs::path dir = real_matrix_dir();
   if (!fs::is_directory(dir)) GTEST_SKIP() << dir << " does not exist";
   int files = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
