@@ -77,10 +77,10 @@ BatchCsr<T, I> csr_batch(const std::vector<Csr<T, I>>& mats, bool uniform) {
       values.reserve(mats.size() * static_cast<std::size_t>(first.nnz()));
       for (const auto& A : mats)
         values.insert(values.end(), A.values().begin(), A.values().end());
-      return BatchCsr<T, I>::uniform(
-          static_cast<std::int64_t>(mats.size()), static_cast<I>(first.rows()),
-          static_cast<I>(first.cols()), first.row_ptr().clone(), first.col_idx().clone(),
-          Array<T>(values));
+      return BatchCsr<T, I>::uniform(static_cast<std::int64_t>(mats.size()),
+                                     static_cast<I>(first.rows()), static_cast<I>(first.cols()),
+                                     first.row_ptr().clone(), first.col_idx().clone(),
+                                     Array<T>(values));
     }
   }
   return BatchCsr<T, I>::from_matrices(mats);
@@ -222,8 +222,7 @@ void measure_batch(const MatrixInfo& info, const std::vector<Csr<T, I>>& mats, b
         r.error_ratio = detail::finite_or_null(c.ratio);
         r.correct = std::isfinite(c.ratio) && c.ratio <= 1.0;
         const auto product = [&] { kernel.run(T{1}, B, dx.data(), T{0}, dy.data(), ctx); };
-        const bool flush =
-            backend == Backend::Cuda && moved < 4.0 * results.run.device.cache_bytes;
+        const bool flush = backend == Backend::Cuda && moved < 4.0 * results.run.device.cache_bytes;
         const std::vector<double> t = detail::time_budgeted(timer, product, config, flush);
         detail::fill_timing(r, t, flush, 2.0 * static_cast<double>(info.nnz), moved,
                             results.run.copy_gbs);
@@ -290,8 +289,10 @@ void batch_members(std::span<const BatchMember> batches, const Config& config, T
       info.stats.row_mean =
           info.rows > 0 ? static_cast<double>(info.nnz) / static_cast<double>(info.rows) : 0.0;
       info.stats.row_max = max_rows;  // the largest matrix's rows (batches only)
-      if (mats.empty()) info.error = "the batch has no matrices";
-      else if (info.nnz == 0) info.error = "the batch has no nonzeros: nothing to measure";
+      if (mats.empty())
+        info.error = "the batch has no matrices";
+      else if (info.nnz == 0)
+        info.error = "the batch has no nonzeros: nothing to measure";
     } catch (const std::exception& e) {
       info.error = fmt::format("cannot build: {}", e.what());
     }
@@ -313,8 +314,7 @@ void batch_members(std::span<const BatchMember> batches, const Config& config, T
 
 }  // namespace
 
-std::vector<BatchMember> default_batch_suite(const std::filesystem::path& real_dir,
-                                             double scale) {
+std::vector<BatchMember> default_batch_suite(const std::filesystem::path& real_dir, double scale) {
   if (!(scale > 0)) throw InvalidInput("the batch suite's scale must be positive");
   const auto count = [scale](std::int64_t c) {
     return std::max<std::int64_t>(1, std::llround(static_cast<double>(c) * scale));
@@ -342,26 +342,26 @@ std::vector<BatchMember> default_batch_suite(const std::filesystem::path& real_d
       return out;
     }
     const std::int64_t members = count(1000);
-    out.push_back(BatchMember{
-        fmt::format("real-small-c{}", members), "real",
-        fmt::format("the real matrices of {} with at most 1024 rows, repeated", folder), false,
-        [real, members] {
-          std::vector<Csr<double, std::int64_t>> small;
-          for (const auto& m : real.members) {
-            try {
-              Csr<double, std::int64_t> A = load_member<std::int64_t>(m);
-              if (A.rows() <= 1024 && A.nnz() > 0) small.push_back(std::move(A));
-            } catch (const Error&) {
-            }
-          }
-          if (small.empty())
-            throw InvalidInput("no real matrix with at most 1024 rows and a nonzero");
-          std::vector<Csr<double, std::int64_t>> batch;
-          batch.reserve(static_cast<std::size_t>(members));
-          for (std::int64_t i = 0; i < members; ++i)
-            batch.push_back(small[static_cast<std::size_t>(i) % small.size()].clone());
-          return batch;
-        }});
+    out.push_back(
+        BatchMember{fmt::format("real-small-c{}", members), "real",
+                    fmt::format("the real matrices of {} with at most 1024 rows, repeated", folder),
+                    false, [real, members] {
+                      std::vector<Csr<double, std::int64_t>> small;
+                      for (const auto& m : real.members) {
+                        try {
+                          Csr<double, std::int64_t> A = load_member<std::int64_t>(m);
+                          if (A.rows() <= 1024 && A.nnz() > 0) small.push_back(std::move(A));
+                        } catch (const Error&) {
+                        }
+                      }
+                      if (small.empty())
+                        throw InvalidInput("no real matrix with at most 1024 rows and a nonzero");
+                      std::vector<Csr<double, std::int64_t>> batch;
+                      batch.reserve(static_cast<std::size_t>(members));
+                      for (std::int64_t i = 0; i < members; ++i)
+                        batch.push_back(small[static_cast<std::size_t>(i) % small.size()].clone());
+                      return batch;
+                    }});
   }
   return out;
 }
@@ -410,24 +410,21 @@ void summarize_batch(Results& res) {
         }
         if (best == nullptr || *r.time_s < *best->time_s) best = &r;
       }
-      json e = {{"batch", info.name},   {"group", info.group}, {"count", json()},
-                {"rows", info.rows},    {"nnz", info.nnz},     {"failed", failed},
-                {"errors", errors}};
+      json e = {{"batch", info.name}, {"group", info.group}, {"count", json()}, {"rows", info.rows},
+                {"nnz", info.nnz},    {"failed", failed},    {"errors", errors}};
       if (best) e["count"] = best->batch_count ? json(*best->batch_count) : json();
-      e["best_kernel"] = best ? json(fmt::format("{}/{}", to_string(best->format),
-                                                 to_string(best->algorithm)))
-                              : json();
+      e["best_kernel"] =
+          best ? json(fmt::format("{}/{}", to_string(best->format), to_string(best->algorithm)))
+               : json();
       e["best_time_s"] = best ? json(*best->time_s) : json();
       e["best_gflops"] = best && best->gflops ? json(*best->gflops) : json();
       e["best_gbs"] = best && best->gbs ? json(*best->gbs) : json();
       e["best_bw_fraction"] = best && best->bw_fraction ? json(*best->bw_fraction) : json();
       e["loop_time_s"] = loop ? json(*loop->time_s) : json();
       e["speedup_over_loop"] = best && loop ? json(*loop->time_s / *best->time_s) : json();
-      e["strided_algorithm"] =
-          strided ? json(std::string(to_string(strided->algorithm))) : json();
+      e["strided_algorithm"] = strided ? json(std::string(to_string(strided->algorithm))) : json();
       e["strided_time_s"] = strided ? json(*strided->time_s) : json();
-      e["speedup_over_strided"] =
-          best && strided ? json(*strided->time_s / *best->time_s) : json();
+      e["speedup_over_strided"] = best && strided ? json(*strided->time_s / *best->time_s) : json();
       entries.push_back(std::move(e));
     }
     per_precision.push_back(

@@ -41,12 +41,10 @@ constexpr bool kOpt = true;
 using K = Kind;
 
 // One table per level; the order is the order of the documentation.
-constexpr Field kTop[] = {{"schema", K::String},       {"run", K::Object},
-                          {"config", K::Object},       {"matrices", K::ObjectArray},
-                          {"records", K::ObjectArray}, {"summary", K::ObjectArray},
-                          {"headline", K::ObjectArray},
-                          {"op", K::String, kOpt},
-                          {"op_summary", K::Object, kOpt}};
+constexpr Field kTop[] = {
+    {"schema", K::String},        {"run", K::Object},          {"config", K::Object},
+    {"matrices", K::ObjectArray}, {"records", K::ObjectArray}, {"summary", K::ObjectArray},
+    {"headline", K::ObjectArray}, {"op", K::String, kOpt},     {"op_summary", K::Object, kOpt}};
 constexpr Field kRun[] = {
     {"spx_version", K::String}, {"commit", K::String},   {"commit_dirty", K::Bool},
     {"date", K::String},        {"host", K::String},     {"compiler", K::String},
@@ -503,8 +501,7 @@ std::vector<std::string> validate_json(const json& doc) {
           fmt::format("{}: matrix name '{}' repeats", where, m["name"].get<std::string>()));
   }
 
-  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string,
-                      std::string>>
+  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>>
       keys;
   for (std::size_t i = 0; i < doc["records"].size(); ++i) {
     const json& r = doc["records"][i];

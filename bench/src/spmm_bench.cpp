@@ -28,6 +28,38 @@ std::string_view layout_name(Layout l) {
   return l == Layout::RowMajor ? "row-major" : "col-major";
 }
 
+/// B and C together larger than this are not allocated: the width is
+/// recorded as skipped for that matrix (the largest suite members at n = 128
+/// would need tens of GB of host and device memory and minutes of set-up).
+constexpr std::int64_t kDenseLimitBytes = std::int64_t{8} << 30;
+
+/// Dense operand values, ±[0.5, 1.5], generated in parallel by chunks (each
+/// chunk seeded from `seed` and its position).
+template <Value T>
+std::vector<T> dense_values(std::int64_t count, std::uint64_t seed) {
+  constexpr std::int64_t kChunk = std::int64_t{1} << 20;
+  std::vector<T> out(static_cast<std::size_t>(count));
+  const std::int64_t chunks = (count + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::int64_t first = c * kChunk, len = std::min(kChunk, count - first);
+    const std::vector<T> part = detail::random_values<T>(
+        len, seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(c) + 1);
+    std::copy(part.begin(), part.end(), out.begin() + first);
+  }
+  return out;
+}
+
+/// Fills `count` values of `dst` (in `space`) with NaN from a bounded host buffer.
+template <Value T>
+void poison(T* dst, Space space, std::size_t count) {
+  static const std::vector<T> nan(std::size_t{1} << 22, std::numeric_limits<T>::quiet_NaN());
+  for (std::size_t at = 0; at < count; at += nan.size()) {
+    const std::size_t len = std::min(nan.size(), count - at);
+    spx::detail::copy_bytes(dst + at, space, nan.data(), Space::Host, len * sizeof(T));
+  }
+}
+
 /// The columns of C checked against the reference: all when n ≤ 8, else 8
 /// spread over [0, n) including the first and the last.
 std::vector<std::int64_t> checked_columns(std::int64_t n) {
@@ -151,8 +183,20 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
     std::optional<Array<T>> dC;
     detail::Reference ref;
     const std::vector<std::int64_t> cols = checked_columns(n);
+    const std::int64_t dense_bytes = (k + m) * n * static_cast<std::int64_t>(sizeof(T));
+    if (dense_bytes > kDenseLimitBytes) {
+      for (const auto* kernel : kernels) {
+        Record r = base_record(*kernel);
+        r.status = Status::Skipped;
+        r.reason = fmt::format(
+            "B and C for n = {} would take {:.1f} GiB (the benchmark's limit is {} GiB)", n,
+            static_cast<double>(dense_bytes) / (1 << 30), kDenseLimitBytes >> 30);
+        results.records.push_back(std::move(r));
+      }
+      continue;
+    }
     try {
-      hB = detail::random_values<T>(k * n, results.run.seed ^ static_cast<std::uint64_t>(n));
+      hB = dense_values<T>(k * n, results.run.seed ^ static_cast<std::uint64_t>(n));
       ref = spmm_reference(A, hB, n, cols);
       dB_row.emplace(hB, space);
       dC.emplace(static_cast<std::size_t>(m * n), space);
@@ -165,8 +209,6 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
       }
       continue;
     }
-    const std::vector<T> poison(static_cast<std::size_t>(m * n),
-                                std::numeric_limits<T>::quiet_NaN());
     const SpmmShape row_shape{n, Layout::RowMajor, Layout::RowMajor, n, n};
     const SpmmShape col_shape{n, Layout::ColMajor, Layout::ColMajor, k, m};
     std::optional<Algorithm> auto_algorithm;
@@ -216,15 +258,14 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
         const DenseView<const T> Bv{b_data, k, n, shape.ldb, shape.b_layout, space};
         const DenseView<T> Cv{dC->data(), m, n, shape.ldc, shape.c_layout, space};
         const ExecContext ctx{timer.stream()};
-        spx::detail::copy_bytes(dC->data(), space, poison.data(), Space::Host, dC->bytes());
+        poison(dC->data(), space, dC->size());
         SpmmOptions so;
         so.algorithm = kernel.info.algorithm;
         so.stream = timer.stream();
         const RunInfo ran = spx::detail::spmm<T, I>(T{1}, M, Bv, T{0}, Cv, so);
         r.algorithm_ran = ran.algorithm;
         timer.synchronize();
-        const detail::CheckResult c =
-            check_spmm(dC->to_vector(), m, n, shape.c_layout, cols, ref);
+        const detail::CheckResult c = check_spmm(dC->to_vector(), m, n, shape.c_layout, cols, ref);
         r.max_rel_error = detail::finite_or_null(c.max_rel);
         r.error_ratio = detail::finite_or_null(c.ratio);
         r.correct = std::isfinite(c.ratio) && c.ratio <= 1.0;
@@ -312,8 +353,8 @@ std::pair<double, int> best_threshold(std::vector<std::pair<double, bool>> point
     // Moving the threshold past point i flips its prediction.
     const bool label = points[static_cast<std::size_t>(i)].second;
     agree += (above ? !label : label) ? 1 : -1;
-    if (i + 1 < total && points[static_cast<std::size_t>(i + 1)].first ==
-                             points[static_cast<std::size_t>(i)].first)
+    if (i + 1 < total &&
+        points[static_cast<std::size_t>(i + 1)].first == points[static_cast<std::size_t>(i)].first)
       continue;
     if (agree > best) {
       best = agree;
@@ -376,8 +417,7 @@ void summarize_spmm(Results& res) {
         std::map<Algorithm, const Record*> spx_ok;
         int failed = 0, errors = 0;
         for (const Record& r : res.records) {
-          if (r.op != BenchOp::Spmm || r.matrix != info.name || r.precision != p ||
-              r.n_cols != n)
+          if (r.op != BenchOp::Spmm || r.matrix != info.name || r.precision != p || r.n_cols != n)
             continue;
           failed += r.correct == false;
           errors += r.status == Status::Error;
@@ -393,12 +433,9 @@ void summarize_spmm(Results& res) {
             if (r.auto_choice) autop = &r;
           }
         }
-        json e = {{"matrix", info.name},
-                  {"n_cols", n},
-                  {"mean_row", info.stats.row_mean},
-                  {"density", info.stats.density},
-                  {"failed", failed},
-                  {"errors", errors}};
+        json e = {
+            {"matrix", info.name},           {"n_cols", n},      {"mean_row", info.stats.row_mean},
+            {"density", info.stats.density}, {"failed", failed}, {"errors", errors}};
         e["best_algorithm"] = best ? json(std::string(to_string(best->algorithm))) : json();
         e["best_time_s"] = best ? json(*best->time_s) : json();
         e["best_gflops"] = best && best->gflops ? json(*best->gflops) : json();
