@@ -467,5 +467,153 @@ TEST(BenchCli, BenchesAFileAndWritesValidJson) {
   fs::remove_all(dir);
 }
 
+TEST(BenchOps, SpmmRecordsPerWidthValidate) {
+  Config config = test_config();
+  config.op = bench::BenchOp::Spmm;
+  config.precisions = {bench::Precision::F64};
+  config.cols = {1, 8};
+  bench::Suite suite{"test", {}};
+  const std::uint64_t seed = config.seed;
+  suite.members.push_back(
+      {"tiny-a", "handmade", true, bench::MatrixProducer([seed] { return handmade(90, seed); })});
+  const Results res = bench::run_spmm_bench(suite, config);
+  std::size_t kernels = 0;
+  for (const auto& k : Registry<double, std::int32_t>::instance().spmm_kernels())
+    kernels += k.info.backend == Backend::Cpu && k.info.format == Format::Csr;
+  ASSERT_GT(kernels, 0u);
+  EXPECT_EQ(res.records.size(), 2 * kernels) << "one record per kernel and width";
+  std::set<std::int64_t> widths;
+  for (const auto& r : res.records) {
+    EXPECT_EQ(r.op, bench::BenchOp::Spmm);
+    ASSERT_TRUE(r.n_cols.has_value());
+    widths.insert(*r.n_cols);
+    EXPECT_EQ(r.status, bench::Status::Ok) << r.reason;
+    EXPECT_EQ(r.correct, true) << r.reason;
+    EXPECT_EQ(r.layout, "row-major");
+    ASSERT_TRUE(r.gflops.has_value());
+    // Two flops per nonzero and column.
+    EXPECT_NEAR(*r.gflops * *r.time_s * 1e9, 2.0 * r.nnz * *r.n_cols, 1e-6 * r.nnz * *r.n_cols);
+  }
+  EXPECT_EQ(widths, (std::set<std::int64_t>{1, 8}));
+  const nlohmann::json doc = bench::to_json(res);
+  const auto problems = bench::validate_json(doc);
+  EXPECT_TRUE(problems.empty()) << problems.size() << " problems, first: " << problems.front();
+  EXPECT_EQ(doc["op"], "spmm");
+  ASSERT_TRUE(doc["op_summary"].is_object());
+  EXPECT_EQ(doc["op_summary"]["precisions"][0]["entries"].size(), 2u);
+  EXPECT_NE(bench::format_table(res).find("tiny-a"), std::string::npos);
+  // Two records for one kernel and width are a duplicate; other widths are not.
+  auto dup = doc;
+  dup["records"].push_back(dup["records"][0]);
+  EXPECT_FALSE(bench::validate_json(dup).empty());
+  auto missing = doc;
+  missing["records"][0]["n_cols"] = nullptr;
+  EXPECT_FALSE(bench::validate_json(missing).empty());
+}
+
+TEST(BenchOps, BatchRecordsValidate) {
+  Config config = test_config();
+  config.op = bench::BenchOp::Batch;
+  config.precisions = {bench::Precision::F64, bench::Precision::F32};
+  BatchSpec spec;
+  spec.count = 12;
+  spec.min_rows = 11;
+  spec.max_rows = 40;
+  spec.degree = 4;
+  spec.seed = config.seed;
+  BatchSpec uspec = spec;
+  uspec.uniform = true;
+  std::vector<bench::BatchMember> batches{
+      {"tiny-hetero", "hetero", "test", false,
+       [spec] { return generate_batch<double, std::int64_t>(spec); }},
+      {"tiny-uniform", "uniform", "test", true,
+       [uspec] { return generate_batch<double, std::int64_t>(uspec); }},
+      {"broken", "custom", "test", false,
+       []() -> std::vector<Csr<double, std::int64_t>> { throw IoError("no batch here"); }}};
+  const Results res = bench::run_batch_bench(batches, config);
+  ASSERT_EQ(res.matrices.size(), 3u);
+  EXPECT_NE(res.matrices[2].error.find("no batch here"), std::string::npos);
+  std::size_t kernels = 0;
+  for (const auto& k : Registry<double, std::int32_t>::instance().batch_spmv_kernels())
+    kernels += k.info.backend == Backend::Cpu;
+  ASSERT_GT(kernels, 0u);
+  EXPECT_EQ(res.records.size(), 2 * 2 * kernels) << "2 batches × 2 precisions × kernels";
+  for (const auto& r : res.records) {
+    EXPECT_EQ(r.op, bench::BenchOp::Batch);
+    EXPECT_EQ(r.batch_count, 12);
+    EXPECT_EQ(r.status, bench::Status::Ok) << r.reason;
+    EXPECT_EQ(r.correct, true) << r.matrix << " " << r.reason;
+    ASSERT_TRUE(r.bytes_moved.has_value());
+    EXPECT_EQ(*r.bytes_moved,
+              *r.format_bytes + (r.rows + r.cols) * (r.precision == bench::Precision::F64 ? 8 : 4));
+  }
+  const nlohmann::json doc = bench::to_json(res);
+  const auto problems = bench::validate_json(doc);
+  EXPECT_TRUE(problems.empty()) << problems.size() << " problems, first: " << problems.front();
+  EXPECT_EQ(doc["op_summary"]["precisions"].size(), 2u);
+  EXPECT_EQ(doc["op_summary"]["precisions"][0]["entries"].size(), 2u);
+  const std::string table = bench::format_table(res);
+  EXPECT_NE(table.find("tiny-uniform"), std::string::npos);
+}
+
+TEST(BenchOps, DefaultBatchSuiteScales) {
+  const auto batches = bench::default_batch_suite("", 0.01);
+  ASSERT_GE(batches.size(), 4u);
+  EXPECT_NE(batches[0].name.find("c100-"), std::string::npos) << batches[0].name;
+  EXPECT_TRUE(batches[2].uniform);
+  EXPECT_THROW(bench::default_batch_suite("", 0), InvalidInput);
+}
+
+TEST(BenchOps, OldSpmvDocumentsStillValidate) {
+  // A document written before the op fields existed: no op, n_cols, layout.
+  nlohmann::json doc = valid_doc();
+  doc.erase("op");
+  doc["config"].erase("op");
+  for (auto& r : doc["records"]) {
+    r.erase("op");
+    r.erase("n_cols");
+    r.erase("layout");
+    r.erase("batch_count");
+  }
+  const auto problems = bench::validate_json(doc);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  doc["records"][0]["op"] = "spmx";
+  EXPECT_FALSE(bench::validate_json(doc).empty());
+}
+
+TEST(BenchCli, SpmmAndBatchOps) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("spx_bench_ops_{}", fresh_seed());
+  fs::create_directories(dir);
+  const auto run = [&](const std::string& args, const std::string& name) {
+    const std::string cmd = fmt::format(
+        "\"{}\" bench {} --backend cpu --reps 2 --warmup 1 --max-seconds 0.01 --quiet --json "
+        "\"{}\" > \"{}\" 2>&1",
+        SPX_CLI_PATH, args, (dir / (name + ".json")).string(), (dir / (name + ".txt")).string());
+    const int rc = std::system(cmd.c_str());
+    std::ifstream log_in(dir / (name + ".txt"));
+    std::stringstream log;
+    log << log_in.rdbuf();
+    EXPECT_EQ(rc, 0) << log.str();
+    std::ifstream in(dir / (name + ".json"));
+    if (!in) return nlohmann::json();
+    return nlohmann::json::parse(in);
+  };
+  const auto spmm = run("--op spmm --suite quick --only stencil2d --cols 1,8", "spmm");
+  ASSERT_TRUE(spmm.is_object());
+  EXPECT_TRUE(bench::validate_json(spmm).empty());
+  EXPECT_EQ(spmm["config"]["cols"], nlohmann::json({1, 8}));
+  EXPECT_EQ(spmm["config"]["precisions"], nlohmann::json({"f64"}));
+  const auto batch = run("--op batch --batch-scale 0.005 --only c50-r100", "batch");
+  ASSERT_TRUE(batch.is_object());
+  EXPECT_TRUE(bench::validate_json(batch).empty());
+  EXPECT_EQ(batch["matrices"].size(), 1u);
+  EXPECT_GT(batch["records"].size(), 0u);
+  // --cols only with spmm.
+  const std::string bad = fmt::format("\"{}\" bench --op spmv --cols 8 --backend cpu > \"{}\" 2>&1",
+                                      SPX_CLI_PATH, (dir / "bad.txt").string());
+  EXPECT_NE(std::system(bad.c_str()), 0);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace spx::test

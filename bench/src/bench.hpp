@@ -81,8 +81,21 @@ Csr<double, I> load_member(const SuiteMember& member);
 
 // ---- configuration -------------------------------------------------------------
 
+/// What `spx bench` measures: SpMV over a suite (the default), SpMM over a
+/// suite for several widths of B, or batched SpMV over a suite of batches.
+enum class BenchOp : std::uint8_t { Spmv, Spmm, Batch };
+std::string_view to_string(BenchOp op) noexcept;
+/// "spmv", "spmm" or "batch". Throws InvalidInput otherwise.
+BenchOp parse_bench_op(std::string_view s);
+
 struct Config {
   Backend backend = Backend::Cpu;
+  BenchOp op = BenchOp::Spmv;
+  /// SpMM: the widths n of B and C; empty: 8, 32, 64, 128 on CUDA, 1, 8, 32 on the CPU.
+  std::vector<std::int64_t> cols;
+  /// Batches: scale of the matrix counts of the default batch suite; 0: 1 on
+  /// CUDA, 0.1 on the CPU.
+  double batch_scale = 0;
   std::vector<Precision> precisions{Precision::F64, Precision::F32};
   bool index64 = false;  ///< 64-bit indices (default: 32-bit)
   int reps = 0;          ///< timed repetitions; 0: 30 on CUDA, 20 on the CPU
@@ -100,6 +113,14 @@ struct Config {
   /// `detail` is true for the steps inside a matrix (formats, kernels).
   std::function<void(const std::string& line, bool detail)> progress;
 
+  std::vector<std::int64_t> effective_cols() const {
+    if (!cols.empty()) return cols;
+    if (backend == Backend::Cuda) return {8, 32, 64, 128};
+    return {1, 8, 32};
+  }
+  double effective_batch_scale() const {
+    return batch_scale > 0 ? batch_scale : (backend == Backend::Cuda ? 1.0 : 0.1);
+  }
   int effective_reps() const { return reps > 0 ? reps : (backend == Backend::Cuda ? 30 : 20); }
   int effective_warmup() const { return warmup > 0 ? warmup : (backend == Backend::Cuda ? 5 : 2); }
   double effective_max_seconds() const {
@@ -160,7 +181,8 @@ std::string_view to_string(Status s) noexcept;
 /// One matrix × format × algorithm × precision × backend. Optional fields are
 /// absent (null in JSON) when they do not apply or could not be measured.
 struct Record {
-  std::string matrix;
+  BenchOp op = BenchOp::Spmv;
+  std::string matrix;  ///< the matrix, or the batch for op = batch
   std::string group;
   Precision precision = Precision::F64;
   bool index64 = false;
@@ -173,6 +195,10 @@ struct Record {
   bool auto_choice = false;   ///< what `Algorithm::Auto` picks for this matrix in this format
   Status status = Status::Ok;
   std::string reason;  ///< why it was skipped or failed ("" when ok)
+
+  std::optional<std::int64_t> n_cols;       ///< SpMM: columns of B and C
+  std::string layout;                       ///< SpMM: "row-major" or "col-major" (B and C)
+  std::optional<std::int64_t> batch_count;  ///< batches: matrices in the batch
 
   std::int64_t rows = 0, cols = 0, nnz = 0;
   std::optional<std::int64_t> format_bytes;  ///< the format's arrays (bytes())
@@ -264,8 +290,11 @@ struct Results {
   Config config;
   std::vector<MatrixInfo> matrices;
   std::vector<Record> records;
-  std::vector<Summary> summary;
-  std::vector<Headline> headline;
+  std::vector<Summary> summary;    ///< SpMV only
+  std::vector<Headline> headline;  ///< SpMV only
+  /// SpMM and batch runs: their per-matrix (per-batch) summary and headline,
+  /// as documented in docs/benchmarks.md; null for SpMV runs.
+  nlohmann::json op_summary;
 };
 
 // ---- running -------------------------------------------------------------------
@@ -297,6 +326,39 @@ ConvertOptions convert_options_for(const MatrixStats& stats, std::size_t value_b
 
 /// Fills results.summary and results.headline from the records.
 void summarize(Results& results);
+
+// ---- SpMM and batched SpMV ---------------------------------------------------------
+
+/// The run's context (device, copy bandwidth, seed, build) as run_bench sets it.
+RunContext start_run(const Config& config);
+
+/// `spx bench --op spmm`: every CSR SpMM kernel of the backend (and the
+/// baselines) on every member, for every width in config.effective_cols().
+/// B and C row-major; a kernel that refuses row-major (cuSPARSE ALG1) runs
+/// column-major, recorded in `layout`.
+Results run_spmm_bench(const Suite& suite, const Config& config);
+/// Fills results.op_summary of an SpMM run from its records and matrices.
+void summarize_spmm(Results& results);
+
+/// One batch of the batch suite: a list of CSR matrices.
+struct BatchMember {
+  std::string name;
+  std::string group;  ///< "hetero", "uniform", "real", "custom"
+  std::string source;
+  /// Every matrix has one shape and one pattern: the CSR batch is built as a
+  /// uniform batch (one shared pattern).
+  bool uniform = false;
+  std::function<std::vector<Csr<double, std::int64_t>>()> produce;
+};
+/// Heterogeneous (1k to 100k matrices of 11 to 1024 rows), uniform, and made
+/// of the real matrices in `real_dir` with at most 1024 rows (skipped when
+/// there are none), the counts multiplied by `scale`.
+std::vector<BatchMember> default_batch_suite(const std::filesystem::path& real_dir, double scale);
+/// `spx bench --op batch`: every batch kernel of the backend, each batch
+/// built as CSR, COO and ELL batches.
+Results run_batch_bench(std::span<const BatchMember> batches, const Config& config);
+/// Fills results.op_summary of a batch run.
+void summarize_batch(Results& results);
 
 // ---- output ----------------------------------------------------------------------
 

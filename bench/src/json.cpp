@@ -32,15 +32,19 @@ enum class Kind : std::uint8_t {
 struct Field {
   std::string_view name;
   Kind kind;
+  /// May be absent (fields added after spx-bench/1 first shipped: files
+  /// written before them stay valid). When present, the kind is checked.
+  bool optional = false;
 };
+constexpr bool kOpt = true;
 
 using K = Kind;
 
 // One table per level; the order is the order of the documentation.
-constexpr Field kTop[] = {{"schema", K::String},       {"run", K::Object},
-                          {"config", K::Object},       {"matrices", K::ObjectArray},
-                          {"records", K::ObjectArray}, {"summary", K::ObjectArray},
-                          {"headline", K::ObjectArray}};
+constexpr Field kTop[] = {
+    {"schema", K::String},        {"run", K::Object},          {"config", K::Object},
+    {"matrices", K::ObjectArray}, {"records", K::ObjectArray}, {"summary", K::ObjectArray},
+    {"headline", K::ObjectArray}, {"op", K::String, kOpt},     {"op_summary", K::Object, kOpt}};
 constexpr Field kRun[] = {
     {"spx_version", K::String}, {"commit", K::String},   {"commit_dirty", K::Bool},
     {"date", K::String},        {"host", K::String},     {"compiler", K::String},
@@ -66,7 +70,10 @@ constexpr Field kConfig[] = {{"suite", K::String},
                              {"algorithms", K::StringArray},
                              {"baselines", K::Bool},
                              {"block_size", K::Integer},
-                             {"flush_below_bytes", K::Integer}};
+                             {"flush_below_bytes", K::Integer},
+                             {"op", K::String, kOpt},
+                             {"cols", K::NumberArray, kOpt},
+                             {"batch_scale", K::Number, kOpt}};
 constexpr Field kMatrix[] = {{"name", K::String},
                              {"group", K::String},
                              {"kind", K::String},
@@ -123,7 +130,11 @@ constexpr Field kRecord[] = {{"matrix", K::String},
                              {"convert_device_note", K::String},
                              {"upload_s", K::NumberOrNull},
                              {"break_even_products", K::NumberOrNull},
-                             {"break_even", K::String}};
+                             {"break_even", K::String},
+                             {"op", K::String, kOpt},
+                             {"n_cols", K::IntegerOrNull, kOpt},
+                             {"layout", K::StringOrNull, kOpt},
+                             {"batch_count", K::IntegerOrNull, kOpt}};
 constexpr Field kSummary[] = {{"matrix", K::String},
                               {"precision", K::String},
                               {"regular", K::Bool},
@@ -237,6 +248,7 @@ void check_object(const json& obj, std::string_view level, const std::string& wh
   for (const Field& f : fields) {
     const auto it = obj.find(std::string(f.name));
     if (it == obj.end()) {
+      if (f.optional) continue;
       out.push_back(fmt::format("{}: missing field '{}'", where, f.name));
     } else if (!has_kind(*it, f.kind)) {
       out.push_back(fmt::format("{}.{}: expected {}, got {}", where, f.name, kind_name(f.kind),
@@ -326,7 +338,11 @@ json to_json(const Record& r) {
           {"convert_device_note", r.convert_device_note},
           {"upload_s", opt(r.upload_s)},
           {"break_even_products", opt(r.break_even_products)},
-          {"break_even", r.break_even}};
+          {"break_even", r.break_even},
+          {"op", std::string(to_string(r.op))},
+          {"n_cols", opt(r.n_cols)},
+          {"layout", r.layout.empty() ? json(nullptr) : json(r.layout)},
+          {"batch_count", opt(r.batch_count)}};
 }
 
 template <class E>
@@ -388,7 +404,12 @@ json to_json(const Results& res) {
                    {"algorithms", algorithms},
                    {"baselines", c.baselines},
                    {"block_size", c.block_size},
-                   {"flush_below_bytes", d.backend == Backend::Cuda ? 4 * d.cache_bytes : 0}};
+                   {"flush_below_bytes", d.backend == Backend::Cuda ? 4 * d.cache_bytes : 0},
+                   {"op", std::string(to_string(c.op))}};
+  if (c.op == BenchOp::Spmm) doc["config"]["cols"] = c.effective_cols();
+  if (c.op == BenchOp::Batch) doc["config"]["batch_scale"] = c.effective_batch_scale();
+  doc["op"] = std::string(to_string(c.op));
+  if (!res.op_summary.is_null()) doc["op_summary"] = res.op_summary;
   json matrices = json::array();
   for (const MatrixInfo& m : res.matrices)
     matrices.push_back({{"name", m.name},
@@ -449,6 +470,23 @@ std::vector<std::string> validate_json(const json& doc) {
   if (doc["run"].contains("device"))
     check_object(doc["run"]["device"], "device", "run.device", out);
   check_enum(doc["run"], "backend", {"cpu", "cuda"}, "run", out);
+  check_enum(doc, "op", {"spmv", "spmm", "batch"}, "document", out);
+  check_enum(doc["config"], "op", {"spmv", "spmm", "batch"}, "config", out);
+  if (doc.contains("op_summary") && doc["op_summary"].is_object()) {
+    const json& s = doc["op_summary"];
+    if (!s.contains("op") || s["op"] != doc.value("op", std::string("spmv")))
+      out.push_back("op_summary.op: expected the document's op");
+    if (!s.contains("precisions") || !s["precisions"].is_array())
+      out.push_back("op_summary: missing array 'precisions'");
+    else
+      for (std::size_t i = 0; i < s["precisions"].size(); ++i) {
+        const json& p = s["precisions"][i];
+        if (!p.is_object() || !p.contains("precision") || !p.contains("entries") ||
+            !p["entries"].is_array())
+          out.push_back(fmt::format(
+              "op_summary.precisions[{}]: expected an object with precision and entries", i));
+      }
+  }
   check_object(doc["config"], "config", "config", out);
 
   std::set<std::string> names;
@@ -463,7 +501,8 @@ std::vector<std::string> validate_json(const json& doc) {
           fmt::format("{}: matrix name '{}' repeats", where, m["name"].get<std::string>()));
   }
 
-  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string>> keys;
+  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>>
+      keys;
   for (std::size_t i = 0; i < doc["records"].size(); ++i) {
     const json& r = doc["records"][i];
     const std::string where = fmt::format("records[{}]", i);
@@ -475,14 +514,22 @@ std::vector<std::string> validate_json(const json& doc) {
     check_enum(r, "index", {"i32", "i64"}, where, out);
     check_enum(r, "backend", {"cpu", "cuda"}, where, out);
     check_enum(r, "break_even", {"none-needed", "finite", "never", "unknown"}, where, out);
+    check_enum(r, "op", {"spmv", "spmm", "batch"}, where, out);
+    check_enum(r, "layout", {"row-major", "col-major"}, where, out);
+    // SpMM records are per width n; the operation and width join the key.
+    std::string op_key = r.value("op", std::string("spmv"));
+    if (r.contains("n_cols") && r["n_cols"].is_number_integer())
+      op_key += fmt::format(" n={}", r["n_cols"].get<std::int64_t>());
+    if (op_key.starts_with("spmm") && (!r.contains("n_cols") || r["n_cols"].is_null()))
+      out.push_back(fmt::format("{}: an spmm record needs n_cols", where));
     const auto key =
         std::make_tuple(r["matrix"].get<std::string>(), r["format"].get<std::string>(),
                         r["algorithm"].get<std::string>(), r["precision"].get<std::string>(),
-                        r["backend"].get<std::string>());
+                        r["backend"].get<std::string>(), op_key);
     if (!keys.insert(key).second)
-      out.push_back(fmt::format("{}: a second record for {}/{}/{}/{}/{}", where, std::get<0>(key),
-                                std::get<1>(key), std::get<2>(key), std::get<3>(key),
-                                std::get<4>(key)));
+      out.push_back(fmt::format("{}: a second record for {}/{}/{}/{}/{} ({})", where,
+                                std::get<0>(key), std::get<1>(key), std::get<2>(key),
+                                std::get<3>(key), std::get<4>(key), std::get<5>(key)));
     if (!names.contains(r["matrix"].get<std::string>()))
       out.push_back(fmt::format("{}: matrix '{}' is not in 'matrices'", where,
                                 r["matrix"].get<std::string>()));

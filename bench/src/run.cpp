@@ -25,6 +25,24 @@ std::vector<Precision> parse_precisions(std::string_view s) {
   throw InvalidInput(fmt::format("unknown precision '{}': expected f32, f64 or both", s));
 }
 
+std::string_view to_string(BenchOp op) noexcept {
+  switch (op) {
+    case BenchOp::Spmm:
+      return "spmm";
+    case BenchOp::Batch:
+      return "batch";
+    default:
+      return "spmv";
+  }
+}
+
+BenchOp parse_bench_op(std::string_view s) {
+  if (s == "spmv") return BenchOp::Spmv;
+  if (s == "spmm") return BenchOp::Spmm;
+  if (s == "batch") return BenchOp::Batch;
+  throw InvalidInput(fmt::format("unknown operation '{}': expected spmv, spmm or batch", s));
+}
+
 std::string_view to_string(Status s) noexcept {
   switch (s) {
     case Status::Ok:
@@ -118,14 +136,8 @@ void run_members(const Suite& suite, const Config& config, Timer& timer, Results
 
 }  // namespace
 
-Results run_bench(const Suite& suite, const Config& config) {
-  if (config.precisions.empty()) throw InvalidInput("no precision to measure");
-  Results res;
-  res.config = config;
-  res.config.progress = nullptr;
-  if (res.config.suite_name == "custom" || res.config.suite_name.empty())
-    res.config.suite_name = suite.name;
-  RunContext& run = res.run;
+RunContext start_run(const Config& config) {
+  RunContext run;
   run.spx_version = SPX_VERSION;
   run.commit = std::string(build_commit());
   run.commit_dirty = build_dirty();
@@ -140,6 +152,18 @@ Results run_bench(const Suite& suite, const Config& config) {
   run.device = query_device(config.backend);
   if (config.progress) config.progress("measuring the copy bandwidth", false);
   run.copy_gbs = measure_copy_bandwidth(run.device) * 1e-9;
+  return run;
+}
+
+Results run_bench(const Suite& suite, const Config& config) {
+  if (config.precisions.empty()) throw InvalidInput("no precision to measure");
+  Results res;
+  res.config = config;
+  res.config.progress = nullptr;
+  if (res.config.suite_name == "custom" || res.config.suite_name.empty())
+    res.config.suite_name = suite.name;
+  res.run = start_run(config);
+  RunContext& run = res.run;
   const auto timer = make_timer(run.device);
   if (config.index64) {
     run_members<std::int64_t>(suite, config, *timer, res);

@@ -18,6 +18,96 @@ std::string fit(std::string s, std::size_t width) {
   return s;
 }
 
+std::string num(const nlohmann::json& v, std::string_view spec, double scale = 1) {
+  if (!v.is_number()) return v.is_string() ? v.get<std::string>() : "-";
+  return fmt::format(fmt::runtime(spec), v.get<double>() * scale);
+}
+
+std::string str(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : "-";
+}
+
+std::string spmm_table(const Results& res) {
+  std::string out;
+  const std::string base = baseline_name(res.run.device.backend);
+  for (const auto& p : res.op_summary.value("precisions", nlohmann::json::array())) {
+    out += fmt::format("\nSpMM, {} ({}-bit indices), B and C row-major unless noted\n",
+                       str(p["precision"]), res.config.index64 ? 64 : 32);
+    out += fmt::format("{:<28} {:>5} {:>8}  {:<12} {:>9} {:>6}  {:<18} {:>8} {:>9} {:>5}\n",
+                       "matrix", "n", "nnz/row", "best SpX", "GFLOPS", "BW %",
+                       fmt::format("best {}", base), "speed-up", "GEMM [x]", "auto");
+    for (const auto& e : p["entries"]) {
+      std::string gemm = "-";
+      if (e["gemm_time_s"].is_number() && e["best_time_s"].is_number())
+        gemm =
+            fmt::format("{:.2f}", e["best_time_s"].get<double>() / e["gemm_time_s"].get<double>());
+      std::string line = fmt::format(
+          "{:<28} {:>5} {:>8.2f}  {:<12} {:>9} {:>6}  {:<18} {:>8} {:>9} {:>5}",
+          fit(str(e["matrix"]), 28), e["n_cols"].get<std::int64_t>(), e["mean_row"].get<double>(),
+          fit(str(e["best_algorithm"]), 12), num(e["best_gflops"], "{:.1f}"),
+          num(e["best_bw_fraction"], "{:.1f}", 100), fit(str(e["baseline_algorithm"]), 18),
+          num(e["speedup"], "{:.2f}x"), gemm,
+          e["auto_right"].is_boolean() ? (e["auto_right"].get<bool>() ? "ok" : "MISS") : "-");
+      if (e["failed"].get<int>() > 0)
+        line += fmt::format("  CHECK FAILED x{}", e["failed"].get<int>());
+      if (e["errors"].get<int>() > 0) line += fmt::format("  ERRORS x{}", e["errors"].get<int>());
+      out += line + "\n";
+    }
+    out += fmt::format(
+        "geomean speed-up of SpX's best SpMM kernel over {}'s best (GEMM apart): {} "
+        "over {} (matrix, n) pairs\n",
+        base, num(p["geomean_speedup"], "{:.3f}x"), p["speedup_pairs"].dump());
+    out += fmt::format("Auto rule picked the faster SpX kernel: {} of {} decisions\n",
+                       num(p["rule_accuracy"], "{:.1f}%", 100), p["rule_decisions"].dump());
+    out += fmt::format(
+        "mean row length best separating MergeBased (below) from RowSplit (above): {} "
+        "(agrees on {} of {} points)\n",
+        num(p["suggested_merge_threshold"], "{:.2f}"),
+        num(p["suggested_threshold_accuracy"], "{:.1f}%", 100), p["threshold_points"].dump());
+    const auto& g = p["gemm"];
+    if (g.is_object()) {
+      out += fmt::format(
+          "dense GEMM overtakes SpX's best above density: {} ({}; agreement {} over "
+          "{} points)\n",
+          g["overtakes_density"].is_null() ? "never in this suite"
+                                           : num(g["overtakes_density"], "{:.4g}"),
+          str(g["note"]), num(g["agreement"], "{:.1f}%", 100), g["points"].dump());
+      for (const auto& gn : p["gemm_by_n"])
+        out +=
+            fmt::format("  n = {}: {}\n", gn["n_cols"].dump(),
+                        gn["overtakes_density"].is_null() ? std::string("never in this suite")
+                                                          : num(gn["overtakes_density"], "{:.4g}"));
+    } else {
+      out += "dense GEMM: no measurement (not run, or refused on every matrix)\n";
+    }
+  }
+  return out;
+}
+
+std::string batch_table(const Results& res) {
+  std::string out;
+  for (const auto& p : res.op_summary.value("precisions", nlohmann::json::array())) {
+    out += fmt::format("\nbatched SpMV, {} ({}-bit indices)\n", str(p["precision"]),
+                       res.config.index64 ? 64 : 32);
+    out += fmt::format("{:<30} {:>7} {:>10}  {:<22} {:>10} {:>8} {:>6} {:>10} {:>10}\n", "batch",
+                       "count", "nnz", "best kernel", "time [us]", "GFLOPS", "BW %", "vs loop",
+                       "vs strided");
+    for (const auto& e : p["entries"]) {
+      std::string line = fmt::format(
+          "{:<30} {:>7} {:>10}  {:<22} {:>10} {:>8} {:>6} {:>10} {:>10}", fit(str(e["batch"]), 30),
+          e["count"].is_number() ? e["count"].dump() : "-", e["nnz"].dump(),
+          fit(str(e["best_kernel"]), 22), num(e["best_time_s"], "{:.1f}", 1e6),
+          num(e["best_gflops"], "{:.2f}"), num(e["best_bw_fraction"], "{:.1f}", 100),
+          num(e["speedup_over_loop"], "{:.1f}x"), num(e["speedup_over_strided"], "{:.2f}x"));
+      if (e["failed"].get<int>() > 0)
+        line += fmt::format("  CHECK FAILED x{}", e["failed"].get<int>());
+      if (e["errors"].get<int>() > 0) line += fmt::format("  ERRORS x{}", e["errors"].get<int>());
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_table(const Results& res) {
@@ -27,6 +117,8 @@ std::string format_table(const Results& res) {
       "SpX bench: {} backend, {}; copy bandwidth {:.1f} GB/s; suite '{}'; commit {}{}\n",
       to_string(d.backend), d.name, res.run.copy_gbs, res.config.suite_name,
       res.run.commit.substr(0, 12), res.run.commit_dirty ? " (modified)" : "");
+  if (res.config.op == BenchOp::Spmm) out += spmm_table(res);
+  if (res.config.op == BenchOp::Batch) out += batch_table(res);
   for (const Headline& h : res.headline) {
     out += fmt::format("\n{} ({}-bit indices)\n", to_string(h.precision),
                        res.config.index64 ? 64 : 32);

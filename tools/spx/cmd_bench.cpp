@@ -23,7 +23,10 @@ struct BenchOptions {
   std::vector<std::string> paths;
   std::string suite;
   std::string backend = "auto";
-  std::string precision = "both";
+  std::string precision;  ///< "": both for spmv, f64 for spmm and batch
+  std::string op = "spmv";
+  std::string cols;
+  double batch_scale = 0;
   std::string index = "i32";
   std::string formats;
   std::string algorithms;
@@ -76,6 +79,8 @@ std::function<void(const std::string&, bool)> progress_printer() {
   };
 }
 
+void finish(const BenchOptions& o, const bench::Results& results);
+
 void run(const BenchOptions& o) {
   bench::Config config;
   if (o.backend == "auto") {
@@ -83,7 +88,26 @@ void run(const BenchOptions& o) {
   } else {
     config.backend = o.backend == "cuda" ? Backend::Cuda : Backend::Cpu;
   }
-  config.precisions = bench::parse_precisions(o.precision);
+  config.op = bench::parse_bench_op(o.op);
+  config.precisions = bench::parse_precisions(
+      !o.precision.empty() ? o.precision : (config.op == bench::BenchOp::Spmv ? "both" : "f64"));
+  for (const auto& c : split_list(o.cols)) {
+    std::size_t used = 0;
+    long long n = 0;
+    try {
+      n = std::stoll(c, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != c.size() || n < 1 || n > 65536)
+      throw InvalidInput(fmt::format("--cols: '{}' is not a width in 1..65536", c));
+    config.cols.push_back(n);
+  }
+  if (!config.cols.empty() && config.op != bench::BenchOp::Spmm)
+    throw InvalidInput("--cols applies to --op spmm only");
+  if (o.batch_scale < 0 || o.batch_scale > 10)
+    throw InvalidInput("--batch-scale must be in (0, 10]");
+  config.batch_scale = o.batch_scale;
   config.index64 = o.index == "i64";
   for (const auto& f : split_list(o.formats)) {
     const Format format = parse_format(f);
@@ -101,6 +125,32 @@ void run(const BenchOptions& o) {
   config.baselines = !o.no_baselines;
   config.seed = o.seed;
   config.block_size = o.block_size;
+
+  if (config.op == bench::BenchOp::Batch) {
+    if (!o.paths.empty() || !o.suite.empty())
+      throw InvalidInput(
+          "--op batch runs the built-in batch suite: give no matrices and no --suite");
+    std::vector<bench::BatchMember> batches = bench::default_batch_suite(
+        o.real_dir.empty() ? default_real_dir() : o.real_dir, config.effective_batch_scale());
+    if (!o.only.empty()) {
+      std::erase_if(batches, [&](const bench::BatchMember& m) {
+        for (const auto& s : o.only)
+          if (m.name.find(s) != std::string::npos) return false;
+        return true;
+      });
+      if (batches.empty()) throw InvalidInput("--only: no batch matches");
+    }
+    config.suite_name = "batch";
+    if (o.list) {
+      for (const auto& m : batches)
+        fmt::print("{:<32} {:<10} {}\n", m.name, m.group, m.source);
+      return;
+    }
+    if (!o.quiet) config.progress = progress_printer();
+    const bench::Results results = bench::run_batch_bench(batches, config);
+    finish(o, results);
+    return;
+  }
 
   bench::Suite suite;
   if (!o.paths.empty()) {
@@ -129,7 +179,13 @@ void run(const BenchOptions& o) {
     return;
   }
   if (!o.quiet) config.progress = progress_printer();
-  const bench::Results results = bench::run_bench(suite, config);
+  const bench::Results results = config.op == bench::BenchOp::Spmm
+                                     ? bench::run_spmm_bench(suite, config)
+                                     : bench::run_bench(suite, config);
+  finish(o, results);
+}
+
+void finish(const BenchOptions& o, const bench::Results& results) {
   if (!o.quiet && isatty(fileno(stderr)) != 0) fmt::print(stderr, "\r\033[K");
   fmt::print("{}", bench::format_table(results));
 
@@ -155,6 +211,7 @@ void add_bench(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "bench",
       "Benchmark every registered SpMV kernel in every format on a suite of matrices\n"
+      "(--op spmm: SpMM kernels; --op batch: batched SpMV on a suite of batches)\n"
       "(default: the built-in suite on the GPU when there is one, else on the CPU)");
   cmd->add_option("matrices", o->paths,
                   "Matrix Market files (.mtx, .mtx.gz) or folders of them, instead of a suite");
@@ -162,7 +219,18 @@ void add_bench(CLI::App& app) {
       ->check(CLI::IsMember({"default", "quick"}));
   cmd->add_option("--backend", o->backend, "auto (cuda when a GPU is usable), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  cmd->add_option("--precision", o->precision, "f32, f64 or both (default: both)")
+  cmd->add_option("--op", o->op,
+                  "What to measure: spmv (default), spmm (SpMM over the suite for --cols widths) "
+                  "or batch (batched SpMV over the built-in batch suite)")
+      ->check(CLI::IsMember({"spmv", "spmm", "batch"}));
+  cmd->add_option("--cols", o->cols,
+                  "SpMM: comma list of widths n of B and C (default: 8,32,64,128 on CUDA, "
+                  "1,8,32 on the CPU)");
+  cmd->add_option("--batch-scale", o->batch_scale,
+                  "Batches: multiply the batch suite's matrix counts (default: 1 on CUDA, 0.1 "
+                  "on the CPU)");
+  cmd->add_option("--precision", o->precision,
+                  "f32, f64 or both (default: both for spmv, f64 for spmm and batch)")
       ->check(CLI::IsMember({"f32", "f64", "both"}));
   cmd->add_option("--index", o->index, "Index type: i32 (default) or i64")
       ->check(CLI::IsMember({"i32", "i64"}));

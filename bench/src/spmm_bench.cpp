@@ -1,0 +1,525 @@
+// `spx bench --op spmm`: every CSR SpMM kernel of the backend and its
+// baselines, for several widths n of B and C, on every suite member; then the
+// SpMM summary (best SpX kernel against cuSPARSE's best, the accuracy of the
+// Auto rule and the mean row length that best separates the two GPU kernels,
+// the density above which dense GEMM wins).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "bench.hpp"
+#include "device.hpp"
+#include "ops_common.hpp"
+#include "spx/core/error.hpp"
+#include "spx/ops.hpp"
+
+namespace spx::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string_view layout_name(Layout l) {
+  return l == Layout::RowMajor ? "row-major" : "col-major";
+}
+
+/// B and C together larger than this are not allocated: the width is
+/// recorded as skipped for that matrix (the largest suite members at n = 128
+/// would need tens of GB of host and device memory and minutes of set-up).
+constexpr std::int64_t kDenseLimitBytes = std::int64_t{8} << 30;
+
+/// Dense operand values, ±[0.5, 1.5], generated in parallel by chunks (each
+/// chunk seeded from `seed` and its position).
+template <Value T>
+std::vector<T> dense_values(std::int64_t count, std::uint64_t seed) {
+  constexpr std::int64_t kChunk = std::int64_t{1} << 20;
+  std::vector<T> out(static_cast<std::size_t>(count));
+  const std::int64_t chunks = (count + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::int64_t first = c * kChunk, len = std::min(kChunk, count - first);
+    const std::vector<T> part = detail::random_values<T>(
+        len, seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(c) + 1);
+    std::copy(part.begin(), part.end(), out.begin() + first);
+  }
+  return out;
+}
+
+/// Fills `count` values of `dst` (in `space`) with NaN from a bounded host buffer.
+template <Value T>
+void poison(T* dst, Space space, std::size_t count) {
+  static const std::vector<T> nan(std::size_t{1} << 22, std::numeric_limits<T>::quiet_NaN());
+  for (std::size_t at = 0; at < count; at += nan.size()) {
+    const std::size_t len = std::min(nan.size(), count - at);
+    spx::detail::copy_bytes(dst + at, space, nan.data(), Space::Host, len * sizeof(T));
+  }
+}
+
+/// The columns of C checked against the reference: all when n ≤ 8, else 8
+/// spread over [0, n) including the first and the last.
+std::vector<std::int64_t> checked_columns(std::int64_t n) {
+  std::vector<std::int64_t> out;
+  if (n <= 8) {
+    for (std::int64_t j = 0; j < n; ++j)
+      out.push_back(j);
+    return out;
+  }
+  for (int i = 0; i < 8; ++i)
+    out.push_back(i * (n - 1) / 7);
+  return out;
+}
+
+/// Long-double reference of the checked columns of A·B (B row-major k×n).
+template <Value T, Index I>
+detail::Reference spmm_reference(const Csr<T, I>& A, const std::vector<T>& B, std::int64_t n,
+                                 const std::vector<std::int64_t>& cols) {
+  const std::int64_t m = A.rows();
+  const auto nc = static_cast<std::int64_t>(cols.size());
+  detail::Reference ref;
+  ref.y.resize(static_cast<std::size_t>(m * nc));
+  ref.scale.resize(ref.y.size());
+  ref.bound.resize(ref.y.size());
+  const I* ptr = A.row_ptr().data();
+  const I* col = A.col_idx().data();
+  const T* val = A.values().data();
+  const long double eps = std::numeric_limits<T>::epsilon();
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int64_t r = 0; r < m; ++r) {
+    for (std::int64_t c = 0; c < nc; ++c) {
+      const std::int64_t j = cols[static_cast<std::size_t>(c)];
+      long double sum = 0, mag = 0;
+      for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
+        const long double p =
+            static_cast<long double>(val[k]) * B[static_cast<std::size_t>(col[k] * n + j)];
+        sum += p;
+        mag += std::fabs(p);
+      }
+      const auto at = static_cast<std::size_t>(r * nc + c);
+      ref.y[at] = static_cast<double>(sum);
+      ref.scale[at] = static_cast<double>(mag);
+      ref.bound[at] = static_cast<double>((ptr[r + 1] - ptr[r] + 4) * eps * mag +
+                                          4 * std::numeric_limits<T>::min());
+    }
+  }
+  return ref;
+}
+
+template <Value T>
+detail::CheckResult check_spmm(const std::vector<T>& C, std::int64_t m, std::int64_t n,
+                               Layout layout, const std::vector<std::int64_t>& cols,
+                               const detail::Reference& ref) {
+  const auto nc = static_cast<std::int64_t>(cols.size());
+  std::vector<T> picked(static_cast<std::size_t>(m * nc));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t c = 0; c < nc; ++c) {
+      const std::int64_t j = cols[static_cast<std::size_t>(c)];
+      picked[static_cast<std::size_t>(r * nc + c)] =
+          C[static_cast<std::size_t>(layout == Layout::RowMajor ? r * n + j : r + j * m)];
+    }
+  return detail::compare(picked, ref);
+}
+
+template <Value T, Index I>
+void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& config, Timer& timer,
+                  Results& results) {
+  const Backend backend = config.backend;
+  const Space space = space_of(backend);
+  const Precision precision = std::same_as<T, float> ? Precision::F32 : Precision::F64;
+  const std::int64_t m = A.rows(), k = A.cols(), nnz = A.nnz();
+  const auto& registry = Registry<T, I>::instance();
+  const auto say = [&](const std::string& what) {
+    if (config.progress)
+      config.progress(fmt::format("{} {}: {}", info.name, to_string(precision), what), true);
+  };
+  std::vector<const SpmmKernel<T, I>*> kernels;
+  for (const auto& kernel : registry.spmm_kernels()) {
+    if (kernel.info.backend != backend || kernel.info.format != Format::Csr) continue;
+    if (kernel.info.baseline && !config.baselines) continue;
+    if (!kernel.info.baseline && !config.algorithms.empty() &&
+        std::ranges::find(config.algorithms, kernel.info.algorithm) == config.algorithms.end())
+      continue;
+    kernels.push_back(&kernel);
+  }
+  if (kernels.empty()) return;
+
+  std::optional<Csr<T, I>> placed;
+  if (space == Space::Device) placed = A.to(Space::Device);
+  const Csr<T, I>& dA = placed ? *placed : A;
+  const MatrixRef<T, I> M(&dA);
+  const auto format_bytes = static_cast<std::int64_t>(dA.bytes());
+
+  for (const std::int64_t n : config.effective_cols()) {
+    const auto base_record = [&](const SpmmKernel<T, I>& kernel) {
+      Record r;
+      r.op = BenchOp::Spmm;
+      r.matrix = info.name;
+      r.group = info.group;
+      r.precision = precision;
+      r.index64 = std::same_as<I, std::int64_t>;
+      r.backend = backend;
+      r.format = Format::Csr;
+      r.algorithm = r.algorithm_ran = kernel.info.algorithm;
+      r.baseline = kernel.info.baseline;
+      r.deterministic = kernel.info.deterministic;
+      r.rows = m;
+      r.cols = k;
+      r.nnz = nnz;
+      r.n_cols = n;
+      r.format_bytes = format_bytes;
+      r.bytes_per_nnz = static_cast<double>(format_bytes) / static_cast<double>(nnz);
+      r.convert_device_note = "";
+      r.break_even = "none-needed";
+      return r;
+    };
+    say(fmt::format("n = {}: reference", n));
+    std::vector<T> hB;
+    std::optional<Array<T>> dB_row, dB_col;
+    std::optional<Array<T>> dC;
+    detail::Reference ref;
+    const std::vector<std::int64_t> cols = checked_columns(n);
+    const std::int64_t dense_bytes = (k + m) * n * static_cast<std::int64_t>(sizeof(T));
+    if (dense_bytes > kDenseLimitBytes) {
+      for (const auto* kernel : kernels) {
+        Record r = base_record(*kernel);
+        r.status = Status::Skipped;
+        r.reason = fmt::format(
+            "B and C for n = {} would take {:.1f} GiB (the benchmark's limit is {} GiB)", n,
+            static_cast<double>(dense_bytes) / (1 << 30), kDenseLimitBytes >> 30);
+        results.records.push_back(std::move(r));
+      }
+      continue;
+    }
+    try {
+      hB = dense_values<T>(k * n, results.run.seed ^ static_cast<std::uint64_t>(n));
+      ref = spmm_reference(A, hB, n, cols);
+      dB_row.emplace(hB, space);
+      dC.emplace(static_cast<std::size_t>(m * n), space);
+    } catch (const std::exception& e) {
+      for (const auto* kernel : kernels) {
+        Record r = base_record(*kernel);
+        r.status = Status::Skipped;
+        r.reason = fmt::format("cannot allocate B and C for n = {}: {}", n, e.what());
+        results.records.push_back(std::move(r));
+      }
+      continue;
+    }
+    const SpmmShape row_shape{n, Layout::RowMajor, Layout::RowMajor, n, n};
+    const SpmmShape col_shape{n, Layout::ColMajor, Layout::ColMajor, k, m};
+    std::optional<Algorithm> auto_algorithm;
+    try {
+      auto_algorithm = registry.choose_spmm(M, backend, row_shape);
+    } catch (const Error&) {
+    }
+    const SpmmWork work = spmm_work<T, I>(M, n, false);
+
+    for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
+      const SpmmKernel<T, I>& kernel = *kernels[ki];
+      Record r = base_record(kernel);
+      r.bytes_moved = work.bytes;
+      r.auto_choice = !kernel.info.baseline && auto_algorithm == kernel.info.algorithm;
+      say(fmt::format("n = {}: {} ({}/{})", n, to_string(kernel.info.algorithm), ki + 1,
+                      kernels.size()));
+      SpmmShape shape = row_shape;
+      std::string why = kernel.can_run(M, shape);
+      if (!why.empty()) {
+        const std::string why_col = kernel.can_run(M, col_shape);
+        if (why_col.empty()) {
+          shape = col_shape;
+          why.clear();
+        } else if (why_col != why) {
+          why += "; column-major: " + why_col;
+        }
+      }
+      r.layout = std::string(layout_name(shape.b_layout));
+      if (!why.empty()) {
+        r.status = Status::Skipped;
+        r.reason = "cannot run: " + why;
+        results.records.push_back(std::move(r));
+        continue;
+      }
+      try {
+        const T* b_data = dB_row->data();
+        if (shape.b_layout == Layout::ColMajor) {
+          if (!dB_col) {
+            std::vector<T> t(hB.size());
+            for (std::int64_t i = 0; i < k; ++i)
+              for (std::int64_t j = 0; j < n; ++j)
+                t[static_cast<std::size_t>(i + j * k)] = hB[static_cast<std::size_t>(i * n + j)];
+            dB_col.emplace(t, space);
+          }
+          b_data = dB_col->data();
+        }
+        const DenseView<const T> Bv{b_data, k, n, shape.ldb, shape.b_layout, space};
+        const DenseView<T> Cv{dC->data(), m, n, shape.ldc, shape.c_layout, space};
+        const ExecContext ctx{timer.stream()};
+        poison(dC->data(), space, dC->size());
+        SpmmOptions so;
+        so.algorithm = kernel.info.algorithm;
+        so.stream = timer.stream();
+        const RunInfo ran = spx::detail::spmm<T, I>(T{1}, M, Bv, T{0}, Cv, so);
+        r.algorithm_ran = ran.algorithm;
+        timer.synchronize();
+        const detail::CheckResult c = check_spmm(dC->to_vector(), m, n, shape.c_layout, cols, ref);
+        r.max_rel_error = detail::finite_or_null(c.max_rel);
+        r.error_ratio = detail::finite_or_null(c.ratio);
+        r.correct = std::isfinite(c.ratio) && c.ratio <= 1.0;
+        const auto product = [&] { kernel.run(T{1}, M, Bv, T{0}, Cv, ctx); };
+        const bool flush =
+            backend == Backend::Cuda && work.bytes < 4 * results.run.device.cache_bytes;
+        const std::vector<double> t = detail::time_budgeted(timer, product, config, flush);
+        detail::fill_timing(r, t, flush, static_cast<double>(work.flops),
+                            static_cast<double>(work.bytes), results.run.copy_gbs);
+        if (!*r.correct)
+          r.reason =
+              fmt::format("result check failed: error {} times the bound (max relative error {})",
+                          c.ratio, c.max_rel);
+      } catch (const std::exception& e) {
+        r.status = Status::Error;
+        r.reason = e.what();
+      }
+      results.records.push_back(std::move(r));
+    }
+  }
+}
+
+template <Index I>
+void spmm_members(const Suite& suite, const Config& config, Timer& timer, Results& res) {
+  const std::size_t count = suite.members.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const SuiteMember& member = suite.members[i];
+    Config cfg = config;
+    if (config.progress) {
+      const std::string prefix = fmt::format("[{}/{}] ", i + 1, count);
+      cfg.progress = [&config, prefix](const std::string& s, bool detail) {
+        config.progress(prefix + s, detail);
+      };
+      cfg.progress(fmt::format("{}: loading", member.name), false);
+    }
+    MatrixInfo info;
+    info.name = member.name;
+    info.group = member.group;
+    info.kind = std::string(member.kind());
+    info.source = member.describe_source();
+    info.regular = member.regular;
+    Csr<double, I> A;
+    try {
+      const auto t0 = Clock::now();
+      A = load_member<I>(member);
+      info.load_s = std::chrono::duration<double>(Clock::now() - t0).count();
+      info.rows = A.rows();
+      info.cols = A.cols();
+      info.nnz = A.nnz();
+      info.csr_bytes_f64 = static_cast<std::int64_t>(A.bytes());
+      info.large = info.csr_bytes_f64 >= 2 * res.run.device.cache_bytes;
+      info.stats = analyze(A);
+      if (info.nnz == 0) info.error = "the matrix has no nonzeros: nothing to measure";
+    } catch (const std::exception& e) {
+      info.error = fmt::format("cannot load: {}", e.what());
+    }
+    res.matrices.push_back(info);
+    if (!info.error.empty()) continue;
+    for (Precision p : config.precisions) {
+      if (p == Precision::F64) {
+        measure_spmm<double, I>(info, A, cfg, timer, res);
+      } else {
+        const Csr<float, I> Af = cast<float, I>(A);
+        measure_spmm<float, I>(info, Af, cfg, timer, res);
+      }
+    }
+  }
+}
+
+/// The threshold t maximising the agreement of "positive iff x ≥ t" (above =
+/// true) or "positive iff x < t" (above = false) with the labels; t is a
+/// midpoint between neighbouring x (geometric when both are positive).
+/// Returns {t, agreeing points}; t is ±inf when one side is best left empty.
+std::pair<double, int> best_threshold(std::vector<std::pair<double, bool>> points, bool above) {
+  std::sort(points.begin(), points.end());
+  const int total = static_cast<int>(points.size());
+  int positives = 0;
+  for (const auto& p : points)
+    positives += p.second;
+  // Threshold below everything: all points predicted positive when `above`.
+  int agree = above ? positives : total - positives;
+  double best_t = -std::numeric_limits<double>::infinity();
+  int best = agree;
+  for (int i = 0; i < total; ++i) {
+    // Moving the threshold past point i flips its prediction.
+    const bool label = points[static_cast<std::size_t>(i)].second;
+    agree += (above ? !label : label) ? 1 : -1;
+    if (i + 1 < total &&
+        points[static_cast<std::size_t>(i + 1)].first == points[static_cast<std::size_t>(i)].first)
+      continue;
+    if (agree > best) {
+      best = agree;
+      const double a = points[static_cast<std::size_t>(i)].first;
+      if (i + 1 < total) {
+        const double b = points[static_cast<std::size_t>(i + 1)].first;
+        best_t = a > 0 && b > 0 ? std::sqrt(a * b) : 0.5 * (a + b);
+      } else {
+        best_t = std::numeric_limits<double>::infinity();
+      }
+    }
+  }
+  return {best_t, best};
+}
+
+nlohmann::json threshold_json(double t) {
+  if (std::isfinite(t)) return t;
+  return t > 0 ? nlohmann::json("+inf") : nlohmann::json("-inf");
+}
+
+}  // namespace
+
+Results run_spmm_bench(const Suite& suite, const Config& config) {
+  if (config.precisions.empty()) throw InvalidInput("no precision to measure");
+  for (const std::int64_t n : config.effective_cols())
+    if (n < 1 || n > 65536)
+      throw InvalidInput(fmt::format("--cols: {} is not a width in 1..65536", n));
+  Results res;
+  res.config = config;
+  res.config.progress = nullptr;
+  if (res.config.suite_name == "custom" || res.config.suite_name.empty())
+    res.config.suite_name = suite.name;
+  res.run = start_run(config);
+  const auto timer = make_timer(res.run.device);
+  if (config.index64) {
+    spmm_members<std::int64_t>(suite, config, *timer, res);
+  } else {
+    spmm_members<std::int32_t>(suite, config, *timer, res);
+  }
+  summarize_spmm(res);
+  return res;
+}
+
+void summarize_spmm(Results& res) {
+  using nlohmann::json;
+  json out = json::object();
+  out["op"] = "spmm";
+  json per_precision = json::array();
+  for (Precision p : res.config.precisions) {
+    json entries = json::array();
+    double log_sum = 0;
+    int speedups = 0, rule_total = 0, rule_right = 0;
+    std::vector<std::pair<double, bool>> merge_wins;  // mean row length → MergeBased faster
+    std::map<std::int64_t, std::vector<std::pair<double, bool>>> gemm_wins;  // per n
+    std::vector<std::pair<double, bool>> gemm_all;
+    for (const MatrixInfo& info : res.matrices) {
+      if (!info.error.empty()) continue;
+      for (const std::int64_t n : res.config.effective_cols()) {
+        const Record *best = nullptr, *base = nullptr, *gemm = nullptr, *autop = nullptr;
+        std::map<Algorithm, const Record*> spx_ok;
+        int failed = 0, errors = 0;
+        for (const Record& r : res.records) {
+          if (r.op != BenchOp::Spmm || r.matrix != info.name || r.precision != p || r.n_cols != n)
+            continue;
+          failed += r.correct == false;
+          errors += r.status == Status::Error;
+          if (r.status != Status::Ok || r.correct != true || !r.time_s) continue;
+          if (r.algorithm == Algorithm::CublasGemm) {
+            gemm = &r;
+            continue;
+          }
+          const Record*& slot = r.baseline ? base : best;
+          if (slot == nullptr || *r.time_s < *slot->time_s) slot = &r;
+          if (!r.baseline) {
+            spx_ok[r.algorithm] = &r;
+            if (r.auto_choice) autop = &r;
+          }
+        }
+        json e = {
+            {"matrix", info.name},           {"n_cols", n},      {"mean_row", info.stats.row_mean},
+            {"density", info.stats.density}, {"failed", failed}, {"errors", errors}};
+        e["best_algorithm"] = best ? json(std::string(to_string(best->algorithm))) : json();
+        e["best_time_s"] = best ? json(*best->time_s) : json();
+        e["best_gflops"] = best && best->gflops ? json(*best->gflops) : json();
+        e["best_gbs"] = best && best->gbs ? json(*best->gbs) : json();
+        e["best_bw_fraction"] = best && best->bw_fraction ? json(*best->bw_fraction) : json();
+        e["baseline_algorithm"] = base ? json(std::string(to_string(base->algorithm))) : json();
+        e["baseline_time_s"] = base ? json(*base->time_s) : json();
+        e["speedup"] = json();
+        if (best && base) {
+          const double s = *base->time_s / *best->time_s;
+          e["speedup"] = s;
+          log_sum += std::log(s);
+          ++speedups;
+        }
+        e["gemm_time_s"] = gemm ? json(*gemm->time_s) : json();
+        e["gemm_faster"] = json();
+        if (gemm && best) {
+          const bool faster = *gemm->time_s < *best->time_s;
+          e["gemm_faster"] = faster;
+          gemm_wins[n].emplace_back(info.stats.density, faster);
+          gemm_all.emplace_back(info.stats.density, faster);
+        }
+        // The Auto rule: right when its pick is the fastest SpX kernel.
+        e["auto_algorithm"] = autop ? json(std::string(to_string(autop->algorithm))) : json();
+        e["auto_right"] = json();
+        if (autop && best && spx_ok.size() >= 2) {
+          const bool right = *autop->time_s <= *best->time_s;
+          e["auto_right"] = right;
+          ++rule_total;
+          rule_right += right;
+        }
+        const auto rs = spx_ok.find(Algorithm::RowSplit);
+        const auto mb = spx_ok.find(Algorithm::MergeBased);
+        if (rs != spx_ok.end() && mb != spx_ok.end())
+          merge_wins.emplace_back(info.stats.row_mean, *mb->second->time_s < *rs->second->time_s);
+        if (best || base || gemm) entries.push_back(std::move(e));
+      }
+    }
+    json h = {{"precision", std::string(to_string(p))}, {"pairs", entries.size()}};
+    h["geomean_speedup"] = speedups > 0 ? json(std::exp(log_sum / speedups)) : json();
+    h["speedup_pairs"] = speedups;
+    h["rule_decisions"] = rule_total;
+    h["rule_accuracy"] =
+        rule_total > 0 ? json(static_cast<double>(rule_right) / rule_total) : json();
+    if (!merge_wins.empty()) {
+      const auto [t, agree] = best_threshold(merge_wins, false);
+      h["suggested_merge_threshold"] = threshold_json(t);
+      h["suggested_threshold_accuracy"] = static_cast<double>(agree) / merge_wins.size();
+      h["threshold_points"] = merge_wins.size();
+    } else {
+      h["suggested_merge_threshold"] = json();
+      h["suggested_threshold_accuracy"] = json();
+      h["threshold_points"] = 0;
+    }
+    json gemm_json = json::array();
+    const auto gemm_entry = [](const std::vector<std::pair<double, bool>>& pts) {
+      json g = {{"points", pts.size()}};
+      bool any = false;
+      for (const auto& pt : pts)
+        any = any || pt.second;
+      if (!any) {
+        g["overtakes_density"] = json();
+        g["note"] = "never in this suite";
+        g["agreement"] = 1.0;
+        return g;
+      }
+      const auto [t, agree] = best_threshold(pts, true);
+      g["overtakes_density"] = threshold_json(t);
+      g["note"] = "density above which dense GEMM is faster than SpX's best (best 1-D split)";
+      g["agreement"] = static_cast<double>(agree) / pts.size();
+      return g;
+    };
+    for (const auto& [n, pts] : gemm_wins) {
+      json g = gemm_entry(pts);
+      g["n_cols"] = n;
+      gemm_json.push_back(std::move(g));
+    }
+    h["gemm_by_n"] = std::move(gemm_json);
+    h["gemm"] = gemm_all.empty() ? json() : gemm_entry(gemm_all);
+    h["entries"] = std::move(entries);
+    per_precision.push_back(std::move(h));
+  }
+  out["precisions"] = std::move(per_precision);
+  res.op_summary = std::move(out);
+}
+
+}  // namespace spx::bench
