@@ -44,7 +44,8 @@ std::vector<T> random_vector(std::int64_t n, std::uint64_t seed) {
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> mag(0.5, 1.5);
   std::vector<T> v(static_cast<std::size_t>(n));
-  for (auto& e : v) e = static_cast<T>((gen() & 1 ? 1.0 : -1.0) * mag(gen));
+  for (auto& e : v)
+    e = static_cast<T>((gen() & 1 ? 1.0 : -1.0) * mag(gen));
   return v;
 }
 
@@ -63,13 +64,13 @@ inline bool gpu_required() {
 
 /// Skips the current test when no GPU is usable, or fails it when
 /// SPX_REQUIRE_GPU=1 (as scripts/gpu-check sets).
-#define SPX_REQUIRE_GPU_OR_SKIP()                                                        \
-  do {                                                                                   \
-    if (!::spx::cuda_available()) {                                                      \
-      if (::spx::test::gpu_required()) FAIL() << "SPX_REQUIRE_GPU=1 but no usable GPU";  \
-      GTEST_SKIP() << "no usable GPU (CUDA backend "                                     \
-                   << (::spx::cuda_compiled() ? "compiled" : "not compiled") << ")";     \
-    }                                                                                    \
+#define SPX_REQUIRE_GPU_OR_SKIP()                                                       \
+  do {                                                                                  \
+    if (!::spx::cuda_available()) {                                                     \
+      if (::spx::test::gpu_required()) FAIL() << "SPX_REQUIRE_GPU=1 but no usable GPU"; \
+      GTEST_SKIP() << "no usable GPU (CUDA backend "                                    \
+                   << (::spx::cuda_compiled() ? "compiled" : "not compiled") << ")";    \
+    }                                                                                   \
   } while (0)
 
 }  // namespace spx::test

@@ -49,7 +49,8 @@ std::vector<TestMatrix<T, I>> handmade_matrices() {
     // One dense row holding most entries, plus a sparse diagonal.
     const I n = 5000;
     std::vector<std::pair<I, I>> e;
-    for (I j = 0; j < n; ++j) e.push_back({7, j});
+    for (I j = 0; j < n; ++j)
+      e.push_back({7, j});
     for (I i = 0; i < n; i += 2)
       if (i != 7) e.push_back({i, i});
     add("dense-row", n, n, e);
@@ -57,16 +58,19 @@ std::vector<TestMatrix<T, I>> handmade_matrices() {
   {
     // A single column.
     std::vector<std::pair<I, I>> e;
-    for (I i = 0; i < 777; i += 1) e.push_back({i, 0});
+    for (I i = 0; i < 777; i += 1)
+      e.push_back({i, 0});
     add("one-column", 777, 1, e);
   }
   {
     // Wide and tall rectangles with a pseudo-random pattern.
     std::vector<std::pair<I, I>> wide, tall;
     for (I i = 0; i < 40; ++i)
-      for (I k = 0; k < 30; ++k) wide.push_back({i, static_cast<I>((i * 131 + k * 977) % 3000)});
+      for (I k = 0; k < 30; ++k)
+        wide.push_back({i, static_cast<I>((i * 131 + k * 977) % 3000)});
     for (I i = 0; i < 3000; ++i)
-      for (I k = 0; k < 3; ++k) tall.push_back({i, static_cast<I>((i * 7 + k * 13) % 40)});
+      for (I k = 0; k < 3; ++k)
+        tall.push_back({i, static_cast<I>((i * 7 + k * 13) % 40)});
     add("wide-40x3000", 40, 3000, wide);
     add("tall-3000x40", 3000, 40, tall);
   }

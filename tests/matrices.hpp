@@ -35,7 +35,8 @@ template <Value T, Index I>
 std::vector<TestMatrix<T, I>> all_test_matrices() {
   auto all = handmade_matrices<T, I>();
   for (auto* more : {&generated_matrices<T, I>, &real_matrices<T, I>})
-    for (auto& m : more()) all.push_back(std::move(m));
+    for (auto& m : more())
+      all.push_back(std::move(m));
   return all;
 }
 

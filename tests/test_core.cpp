@@ -34,7 +34,8 @@ void expect_error(F&& f, std::initializer_list<std::string> needles) {
 }
 
 TEST(Enums, NamesRoundTrip) {
-  for (Format f : kAllFormats) EXPECT_EQ(parse_format(to_string(f)), f);
+  for (Format f : kAllFormats)
+    EXPECT_EQ(parse_format(to_string(f)), f);
   for (Algorithm a : all_algorithms()) {
     EXPECT_NE(to_string(a), "unknown");
     EXPECT_EQ(parse_algorithm(to_string(a)), a);
@@ -89,20 +90,41 @@ TYPED_TEST(Formats, CsrValidationNamesTheProblem) {
   using I = typename TypeParam::index_type;
   using A = Array<I>;
   const auto vals = [](std::size_t n) { return Array<T>(std::vector<T>(n, T{1})); };
-  expect_error<InvalidInput>([&] { Csr<T, I>(2, 2, A{0, 1}, A{0}, vals(1)); },
-                             {"row_ptr has 2 entries", "3"});
-  expect_error<InvalidInput>([&] { Csr<T, I>(2, 2, A{1, 1, 1}, A{0}, vals(1)); },
-                             {"row_ptr[0] = 1"});
-  expect_error<InvalidInput>([&] { Csr<T, I>(2, 2, A{0, 2, 1}, A{0}, vals(1)); },
-                             {"decreases", "row 1"});
-  expect_error<InvalidInput>([&] { Csr<T, I>(2, 2, A{0, 1, 2}, A{0, 2}, vals(2)); },
-                             {"col_idx[1] = 2", "row 1", "[0, 2)"});
-  expect_error<InvalidInput>([&] { Csr<T, I>(1, 3, A{0, 2}, A{1, 0}, vals(2)); },
-                             {"strictly increasing", "row 0"});
-  expect_error<InvalidInput>([&] { Csr<T, I>(1, 3, A{0, 2}, A{1, 1}, vals(2)); },
-                             {"strictly increasing"});
-  expect_error<InvalidInput>([&] { Csr<T, I>(1, 3, A{0, 2}, A{0, 1}, vals(3)); },
-                             {"col_idx has 2 entries but values has 3"});
+  expect_error<InvalidInput>(
+      [&] {
+        Csr<T, I>(2, 2, A{0, 1}, A{0}, vals(1));
+      },
+      {"row_ptr has 2 entries", "3"});
+  expect_error<InvalidInput>(
+      [&] {
+        Csr<T, I>(2, 2, A{1, 1, 1}, A{0}, vals(1));
+      },
+      {"row_ptr[0] = 1"});
+  expect_error<InvalidInput>(
+      [&] {
+        Csr<T, I>(2, 2, A{0, 2, 1}, A{0}, vals(1));
+      },
+      {"decreases", "row 1"});
+  expect_error<InvalidInput>(
+      [&] {
+        Csr<T, I>(2, 2, A{0, 1, 2}, A{0, 2}, vals(2));
+      },
+      {"col_idx[1] = 2", "row 1", "[0, 2)"});
+  expect_error<InvalidInput>(
+      [&] {
+        Csr<T, I>(1, 3, A{0, 2}, A{1, 0}, vals(2));
+      },
+      {"strictly increasing", "row 0"});
+  expect_error<InvalidInput>(
+      [&] {
+        Csr<T, I>(1, 3, A{0, 2}, A{1, 1}, vals(2));
+      },
+      {"strictly increasing"});
+  expect_error<InvalidInput>(
+      [&] {
+        Csr<T, I>(1, 3, A{0, 2}, A{0, 1}, vals(3));
+      },
+      {"col_idx has 2 entries but values has 3"});
   expect_error<InvalidInput>([&] { Csr<T, I>(-1, 3, A{0}, A{}, vals(0)); }, {"negative shape"});
   EXPECT_NO_THROW((Csr<T, I>(2, 3, A{0, 0, 2}, A{0, 2}, vals(2))));
 }
@@ -112,13 +134,22 @@ TYPED_TEST(Formats, CooAndCscValidation) {
   using I = typename TypeParam::index_type;
   using A = Array<I>;
   const auto vals = [](std::size_t n) { return Array<T>(std::vector<T>(n, T{1})); };
-  expect_error<InvalidInput>([&] { Coo<T, I>(2, 2, A{0, 2}, A{0, 0}, vals(2)); },
-                             {"row_idx[1] = 2", "[0, 2)"});
-  expect_error<InvalidInput>([&] { Coo<T, I>(2, 2, A{0, 1}, A{0, -1}, vals(2)); },
-                             {"col_idx[1] = -1"});
+  expect_error<InvalidInput>(
+      [&] {
+        Coo<T, I>(2, 2, A{0, 2}, A{0, 0}, vals(2));
+      },
+      {"row_idx[1] = 2", "[0, 2)"});
+  expect_error<InvalidInput>(
+      [&] {
+        Coo<T, I>(2, 2, A{0, 1}, A{0, -1}, vals(2));
+      },
+      {"col_idx[1] = -1"});
   expect_error<InvalidInput>([&] { Coo<T, I>(2, 2, A{0}, A{0, 1}, vals(2)); }, {"equal length"});
-  expect_error<InvalidInput>([&] { Csc<T, I>(3, 1, A{0, 2}, A{2, 1}, vals(2)); },
-                             {"CSC", "row", "column 0"});
+  expect_error<InvalidInput>(
+      [&] {
+        Csc<T, I>(3, 1, A{0, 2}, A{2, 1}, vals(2));
+      },
+      {"CSC", "row", "column 0"});
   EXPECT_TRUE((Coo<T, I>(2, 2, A{0, 1}, A{1, 0}, vals(2)).sorted()));
   EXPECT_FALSE((Coo<T, I>(2, 2, A{1, 0}, A{0, 1}, vals(2)).sorted()));
   EXPECT_FALSE((Coo<T, I>(2, 2, A{0, 0}, A{1, 1}, vals(2)).sorted()));  // duplicate

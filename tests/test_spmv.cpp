@@ -51,23 +51,24 @@ std::map<Format, int> run_all(Backend backend) {
                     e.what());
         continue;
       }
-      const Matrix<T, I> m = std::visit([&](const auto& a) { return Matrix<T, I>(a.to(space)); },
-                                        host_m);
+      const Matrix<T, I> m =
+          std::visit([&](const auto& a) { return Matrix<T, I>(a.to(space)); }, host_m);
       Array<T> dx = Array<T>(x).to(space);
       for (const auto& kernel : registry.spmv_kernels()) {
         if (kernel.info.format != f || kernel.info.backend != backend) continue;
         const std::string reason = kernel.can_run(ref(m));
         if (!reason.empty()) {
-          std::printf("[  SKIP    ] %s %s/%s: %s\n", name.c_str(), std::string(to_string(f)).c_str(),
+          std::printf("[  SKIP    ] %s %s/%s: %s\n", name.c_str(),
+                      std::string(to_string(f)).c_str(),
                       std::string(to_string(kernel.info.algorithm)).c_str(), reason.c_str());
           continue;
         }
         for (auto [alpha, beta] : kScalars) {
-          const std::string what = fmt::format("{} as {}, {} on {}, alpha={} beta={} seed={}", name,
-                                               to_string(f), to_string(kernel.info.algorithm),
-                                               to_string(backend), alpha, beta, seed);
-          std::vector<T> yinit = beta == 0 ? std::vector<T>(A.rows(), std::numeric_limits<T>::quiet_NaN())
-                                           : y0;
+          const std::string what =
+              fmt::format("{} as {}, {} on {}, alpha={} beta={} seed={}", name, to_string(f),
+                          to_string(kernel.info.algorithm), to_string(backend), alpha, beta, seed);
+          std::vector<T> yinit =
+              beta == 0 ? std::vector<T>(A.rows(), std::numeric_limits<T>::quiet_NaN()) : y0;
           Array<T> dy = Array<T>(yinit).to(space);
           SpmvOptions opts;
           opts.algorithm = kernel.info.algorithm;
@@ -80,7 +81,8 @@ std::map<Format, int> run_all(Backend backend) {
           }
           EXPECT_EQ(info.algorithm, kernel.info.algorithm) << what;
           EXPECT_EQ(info.backend, backend) << what;
-          const auto ref = reference_spmv<T, I>(static_cast<T>(alpha), A, x, static_cast<T>(beta), y0);
+          const auto ref =
+              reference_spmv<T, I>(static_cast<T>(alpha), A, x, static_cast<T>(beta), y0);
           if (expect_matches(dy.to_vector(), ref, what) > 0) return ran;
         }
         ++ran[f];
@@ -107,7 +109,8 @@ TYPED_TEST(SpmvKernels, CudaMatchesReference) {
   using I = typename TypeParam::index_type;
   const auto ran = run_all<T, I>(Backend::Cuda);
   int total = 0;
-  for (auto& [f, n] : ran) total += n;
+  for (auto& [f, n] : ran)
+    total += n;
   EXPECT_GT(total, 0) << "no CUDA kernel ran";
 }
 

@@ -11,13 +11,13 @@
 #include "spx/formats/coo.hpp"
 #include "spx/formats/csc.hpp"
 #include "spx/formats/csr.hpp"
+#include "spx/formats/dia.hpp"
 #include "spx/formats/ell.hpp"
+#include "spx/formats/hdi.hpp"
 #include "spx/formats/hll.hpp"
 #include "spx/formats/hyb.hpp"
 #include "spx/formats/jad.hpp"
 #include "spx/formats/sell.hpp"
-#include "spx/formats/dia.hpp"
-#include "spx/formats/hdi.hpp"
 
 namespace spx {
 

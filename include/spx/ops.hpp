@@ -43,9 +43,9 @@ RunInfo spmv(T alpha, MatrixRef<T, I> A, VectorView<const T> x, T beta, VectorVi
 /// for a vector in the wrong space, Unsupported when the requested algorithm
 /// cannot run on this matrix (with the reason).
 template <SparseMatrix M, class T = typename M::value_type, class I = typename M::index_type>
-RunInfo spmv(std::type_identity_t<T> alpha, const M& A,
-             std::type_identity_t<VectorView<const T>> x, std::type_identity_t<T> beta,
-             std::type_identity_t<VectorView<T>> y, const SpmvOptions& options = {}) {
+RunInfo spmv(std::type_identity_t<T> alpha, const M& A, std::type_identity_t<VectorView<const T>> x,
+             std::type_identity_t<T> beta, std::type_identity_t<VectorView<T>> y,
+             const SpmvOptions& options = {}) {
   return detail::spmv<T, I>(alpha, MatrixRef<T, I>{&A}, x, beta, y, options);
 }
 

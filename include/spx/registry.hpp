@@ -43,8 +43,7 @@ template <Value T, Index I>
 struct SpmvKernel {
   KernelInfo info;
   std::function<std::string(MatrixRef<T, I>)> can_run;
-  std::function<void(T alpha, MatrixRef<T, I> A, const T* x, T beta, T* y, const ExecContext&)>
-      run;
+  std::function<void(T alpha, MatrixRef<T, I> A, const T* x, T beta, T* y, const ExecContext&)> run;
 };
 
 /// Batched SpMV: y_i = alpha*A_i*x_i + beta*y_i for every matrix i of a batch,
@@ -57,8 +56,7 @@ template <Value T, Index I>
 struct BatchSpmvKernel {
   KernelInfo info;
   std::function<std::string(BatchRef<T, I>)> can_run;
-  std::function<void(T alpha, BatchRef<T, I> A, const T* x, T beta, T* y, const ExecContext&)>
-      run;
+  std::function<void(T alpha, BatchRef<T, I> A, const T* x, T beta, T* y, const ExecContext&)> run;
 };
 
 /// What an SpMM kernel may depend on besides the matrix: the width of B and
@@ -122,8 +120,7 @@ class Registry {
     info.op = Op::Spmv;
     info.format = M::kFormat;
     spmv_.push_back(SpmvKernel<T, I>{
-        info,
-        [can_run](MatrixRef<T, I> A) { return can_run(*std::get<const M*>(A)); },
+        info, [can_run](MatrixRef<T, I> A) { return can_run(*std::get<const M*>(A)); },
         [run](T alpha, MatrixRef<T, I> A, const T* x, T beta, T* y, const ExecContext& ctx) {
           run(alpha, *std::get<const M*>(A), x, beta, y, ctx);
         }});
@@ -131,9 +128,8 @@ class Registry {
   /// Sets the rule that resolves `Auto` for format `M` on `backend`.
   template <class M>
   void set_spmv_auto(Backend backend, std::function<Algorithm(const M&)> rule) {
-    auto_rules_.push_back({M::kFormat, backend, [rule](MatrixRef<T, I> A) {
-                             return rule(*std::get<const M*>(A));
-                           }});
+    auto_rules_.push_back(
+        {M::kFormat, backend, [rule](MatrixRef<T, I> A) { return rule(*std::get<const M*>(A)); }});
   }
 
   /// Registers a batch kernel written for one concrete batch format `B`.
@@ -143,8 +139,7 @@ class Registry {
     info.op = Op::BatchSpmv;
     info.format = B::kFormat;
     batch_spmv_.push_back(BatchSpmvKernel<T, I>{
-        info,
-        [can_run](BatchRef<T, I> A) { return can_run(*std::get<const B*>(A)); },
+        info, [can_run](BatchRef<T, I> A) { return can_run(*std::get<const B*>(A)); },
         [run](T alpha, BatchRef<T, I> A, const T* x, T beta, T* y, const ExecContext& ctx) {
           run(alpha, *std::get<const B*>(A), x, beta, y, ctx);
         }});
@@ -152,9 +147,8 @@ class Registry {
   /// Sets the rule that resolves `Auto` for batch format `B` on `backend`.
   template <class B>
   void set_batch_spmv_auto(Backend backend, std::function<Algorithm(const B&)> rule) {
-    batch_auto_rules_.push_back({B::kFormat, backend, [rule](BatchRef<T, I> A) {
-                                   return rule(*std::get<const B*>(A));
-                                 }});
+    batch_auto_rules_.push_back(
+        {B::kFormat, backend, [rule](BatchRef<T, I> A) { return rule(*std::get<const B*>(A)); }});
   }
 
   /// Registers an SpMM kernel written for one concrete format `M`.

@@ -17,9 +17,10 @@ namespace detail {
 
 void require_host(Space s, std::string_view what) {
   if (s != Space::Host)
-    throw Unsupported(fmt::format("{}: host conversion of a matrix in device memory (copy it with "
-                                  ".to(Space::Host) first)",
-                                  what));
+    throw Unsupported(
+        fmt::format("{}: host conversion of a matrix in device memory (copy it with "
+                    ".to(Space::Host) first)",
+                    what));
 }
 
 }  // namespace detail
@@ -34,7 +35,8 @@ void compress(I outer, const I* outer_idx, const I* inner_idx, const T* vals, st
               Array<I>& ptr_out, Array<I>& idx_out, Array<T>& val_out) {
   detail::checked_index<I>(n, "number of entries");
   std::vector<I> count(static_cast<std::size_t>(outer) + 1, 0);
-  for (std::int64_t k = 0; k < n; ++k) ++count[outer_idx[k] + 1];
+  for (std::int64_t k = 0; k < n; ++k)
+    ++count[outer_idx[k] + 1];
   std::partial_sum(count.begin(), count.end(), count.begin());
   std::vector<I> idx(n);
   std::vector<T> val(n);
@@ -56,16 +58,20 @@ void compress(I outer, const I* outer_idx, const I* inner_idx, const T* vals, st
     for (std::int64_t r = 0; r < outer; ++r) {
       const I b = count[r], e = count[r + 1];
       bool sorted = true;
-      for (I k = b + 1; k < e && sorted; ++k) sorted = idx[k - 1] < idx[k];
+      for (I k = b + 1; k < e && sorted; ++k)
+        sorted = idx[k - 1] < idx[k];
       if (!sorted) {
         buf.clear();
-        for (I k = b; k < e; ++k) buf.emplace_back(idx[k], val[k]);
+        for (I k = b; k < e; ++k)
+          buf.emplace_back(idx[k], val[k]);
         std::stable_sort(buf.begin(), buf.end(),
                          [](const auto& x, const auto& y) { return x.first < y.first; });
-        for (I k = b; k < e; ++k) std::tie(idx[k], val[k]) = buf[k - b];
+        for (I k = b; k < e; ++k)
+          std::tie(idx[k], val[k]) = buf[k - b];
       }
       I u = 0;
-      for (I k = b; k < e; ++k) u += (k == b || idx[k] != idx[k - 1]) ? 1 : 0;
+      for (I k = b; k < e; ++k)
+        u += (k == b || idx[k] != idx[k - 1]) ? 1 : 0;
       unique[r + 1] = u;
     }
   }
@@ -95,7 +101,8 @@ void transpose_compressed(I outer, I inner, const Array<I>& ptr, const Array<I>&
                           const Array<T>& val, Array<I>& tptr, Array<I>& tidx, Array<T>& tval) {
   const std::size_t nnz = idx.size();
   std::vector<I> count(static_cast<std::size_t>(inner) + 1, 0);
-  for (std::size_t k = 0; k < nnz; ++k) ++count[idx[k] + 1];
+  for (std::size_t k = 0; k < nnz; ++k)
+    ++count[idx[k] + 1];
   std::partial_sum(count.begin(), count.end(), count.begin());
   tptr = Array<I>(count);
   tidx = Array<I>(nnz);
@@ -116,8 +123,8 @@ Csr<T, I> to_csr(const Coo<T, I>& A) {
   detail::require_host(A.space(), "COO to CSR");
   Array<I> ptr, idx;
   Array<T> val;
-  compress<T, I>(A.rows(), A.row_idx().data(), A.col_idx().data(), A.values().data(), A.nnz(),
-                 ptr, idx, val);
+  compress<T, I>(A.rows(), A.row_idx().data(), A.col_idx().data(), A.values().data(), A.nnz(), ptr,
+                 idx, val);
   return Csr<T, I>(A.rows(), A.cols(), std::move(ptr), std::move(idx), std::move(val),
                    Check::Trusted);
 }
@@ -157,7 +164,8 @@ Coo<T, I> to_coo(const Csr<T, I>& A) {
   const auto& ptr = A.row_ptr();
 #pragma omp parallel for schedule(dynamic, 1024)
   for (std::int64_t r = 0; r < A.rows(); ++r)
-    for (I k = ptr[r]; k < ptr[r + 1]; ++k) rows[k] = static_cast<I>(r);
+    for (I k = ptr[r]; k < ptr[r + 1]; ++k)
+      rows[k] = static_cast<I>(r);
   return Coo<T, I>(A.rows(), A.cols(), std::move(rows), A.col_idx().clone(), A.values().clone(),
                    Check::Trusted);
 }
@@ -199,7 +207,8 @@ Csr<U, J> cast(const Csr<T, I>& A) {
   detail::checked_index<J>(A.nnz(), "nnz");
   auto convert_array = []<class To, class From>(const Array<From>& a, std::type_identity<To>) {
     Array<To> out(a.size());
-    for (std::size_t k = 0; k < a.size(); ++k) out[k] = static_cast<To>(a[k]);
+    for (std::size_t k = 0; k < a.size(); ++k)
+      out[k] = static_cast<To>(a[k]);
     return out;
   };
   return Csr<U, J>(rows, cols, convert_array(A.row_ptr(), std::type_identity<J>{}),
@@ -207,17 +216,17 @@ Csr<U, J> cast(const Csr<T, I>& A) {
                    convert_array(A.values(), std::type_identity<U>{}), Check::Trusted);
 }
 
-#define SPX_INST(T, I)                                                               \
-  template Csr<T, I> to_csr(const Coo<T, I>&);                                      \
-  template Csr<T, I> to_csr(const Csc<T, I>&);                                      \
-  template Coo<T, I> to_coo(const Csr<T, I>&);                                      \
-  template Csc<T, I> to_csc(const Csr<T, I>&);                                      \
-  template Coo<T, I> sort_coo(const Coo<T, I>&);                                    \
-  template Matrix<T, I> convert(const Csr<T, I>&, Format, const ConvertOptions&);   \
-  template Csr<T, I> to_csr(MatrixRef<T, I>);                                       \
-  template Csr<float, std::int32_t> cast(const Csr<T, I>&);                         \
-  template Csr<float, std::int64_t> cast(const Csr<T, I>&);                         \
-  template Csr<double, std::int32_t> cast(const Csr<T, I>&);                        \
+#define SPX_INST(T, I)                                                            \
+  template Csr<T, I> to_csr(const Coo<T, I>&);                                    \
+  template Csr<T, I> to_csr(const Csc<T, I>&);                                    \
+  template Coo<T, I> to_coo(const Csr<T, I>&);                                    \
+  template Csc<T, I> to_csc(const Csr<T, I>&);                                    \
+  template Coo<T, I> sort_coo(const Coo<T, I>&);                                  \
+  template Matrix<T, I> convert(const Csr<T, I>&, Format, const ConvertOptions&); \
+  template Csr<T, I> to_csr(MatrixRef<T, I>);                                     \
+  template Csr<float, std::int32_t> cast(const Csr<T, I>&);                       \
+  template Csr<float, std::int64_t> cast(const Csr<T, I>&);                       \
+  template Csr<double, std::int32_t> cast(const Csr<T, I>&);                      \
   template Csr<double, std::int64_t> cast(const Csr<T, I>&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST

@@ -8,7 +8,9 @@ namespace spx {
 
 // Every format converts from CSR on the host (device-side conversions are a
 // later addition and will be queried separately).
-bool convertible(Format) noexcept { return true; }
+bool convertible(Format) noexcept {
+  return true;
+}
 
 namespace detail {
 

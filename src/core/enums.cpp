@@ -85,7 +85,8 @@ std::string_view name_of(const NameTable<E, N>& table, E e) noexcept {
 
 bool iequal(std::string_view a, std::string_view b) {
   return std::ranges::equal(a, b, [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
   });
 }
 
@@ -103,19 +104,30 @@ E parse_name(const NameTable<E, N>& table, std::string_view what, std::string_vi
 
 }  // namespace
 
-std::string_view to_string(Format f) noexcept { return name_of(kFormatNames, f); }
-std::string_view to_string(Algorithm a) noexcept { return name_of(kAlgorithmNames, a); }
-std::string_view to_string(Op o) noexcept { return name_of(kOpNames, o); }
-Format parse_format(std::string_view name) { return parse_name(kFormatNames, "format", name); }
+std::string_view to_string(Format f) noexcept {
+  return name_of(kFormatNames, f);
+}
+std::string_view to_string(Algorithm a) noexcept {
+  return name_of(kAlgorithmNames, a);
+}
+std::string_view to_string(Op o) noexcept {
+  return name_of(kOpNames, o);
+}
+Format parse_format(std::string_view name) {
+  return parse_name(kFormatNames, "format", name);
+}
 Algorithm parse_algorithm(std::string_view name) {
   return parse_name(kAlgorithmNames, "algorithm", name);
 }
-Op parse_op(std::string_view name) { return parse_name(kOpNames, "operation", name); }
+Op parse_op(std::string_view name) {
+  return parse_name(kOpNames, "operation", name);
+}
 
 std::span<const Algorithm> all_algorithms() noexcept {
   static const auto all = [] {
     std::array<Algorithm, kAlgorithmNames.size()> a{};
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = kAlgorithmNames[i].first;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      a[i] = kAlgorithmNames[i].first;
     return a;
   }();
   return all;

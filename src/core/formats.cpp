@@ -35,13 +35,12 @@ std::vector<T> host_copy(const Array<T>& a) {
 /// ending at the number of indices) and `idx` (in [0, inner), strictly
 /// increasing within each outer slice). Names arrays per `format`.
 template <Index I>
-void check_compressed(std::string_view format, std::string_view ptr_name,
-                      std::string_view idx_name, std::string_view outer_name,
-                      std::string_view inner_name, I outer, I inner, const Array<I>& ptr_a,
-                      const Array<I>& idx_a, std::size_t values) {
+void check_compressed(std::string_view format, std::string_view ptr_name, std::string_view idx_name,
+                      std::string_view outer_name, std::string_view inner_name, I outer, I inner,
+                      const Array<I>& ptr_a, const Array<I>& idx_a, std::size_t values) {
   if (ptr_a.size() != static_cast<std::size_t>(outer) + 1)
-    throw InvalidInput(fmt::format("{}: {} has {} entries, expected {} + 1 = {}", format,
-                                   ptr_name, ptr_a.size(), outer_name, std::int64_t{outer} + 1));
+    throw InvalidInput(fmt::format("{}: {} has {} entries, expected {} + 1 = {}", format, ptr_name,
+                                   ptr_a.size(), outer_name, std::int64_t{outer} + 1));
   if (idx_a.size() != values)
     throw InvalidInput(fmt::format("{}: {} has {} entries but values has {}", format, idx_name,
                                    idx_a.size(), values));
@@ -52,11 +51,11 @@ void check_compressed(std::string_view format, std::string_view ptr_name,
   for (std::size_t r = 0; r < static_cast<std::size_t>(outer); ++r)
     if (ptr[r + 1] < ptr[r])
       throw InvalidInput(fmt::format("{}: {} decreases at {} {}: {}[{}] = {} < {}[{}] = {}", format,
-                                     ptr_name, outer_name, r, ptr_name, r + 1, ptr[r + 1],
-                                     ptr_name, r, ptr[r]));
+                                     ptr_name, outer_name, r, ptr_name, r + 1, ptr[r + 1], ptr_name,
+                                     r, ptr[r]));
   if (static_cast<std::size_t>(ptr[outer]) != idx.size())
-    throw InvalidInput(fmt::format("{}: {}[{}] = {} but {} has {} entries", format, ptr_name,
-                                   outer, ptr[outer], idx_name, idx.size()));
+    throw InvalidInput(fmt::format("{}: {}[{}] = {} but {} has {} entries", format, ptr_name, outer,
+                                   ptr[outer], idx_name, idx.size()));
   for (std::size_t r = 0; r < static_cast<std::size_t>(outer); ++r) {
     for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
       if (idx[k] < 0 || idx[k] >= inner)
@@ -130,14 +129,16 @@ Coo<T, I>::Coo(I rows, I cols, Array<I> row_idx, Array<I> col_idx, Array<T> valu
     detail::check_shape("COO", rows, cols);
     detail::check_same_space("COO", {row_idx_.space(), col_idx_.space(), values_.space()});
     if (r.size() != values_.size() || c.size() != values_.size())
-      throw InvalidInput(fmt::format(
-          "COO: row_idx, col_idx and values must have equal length (got {}, {}, {})", r.size(),
-          c.size(), values_.size()));
+      throw InvalidInput(
+          fmt::format("COO: row_idx, col_idx and values must have equal length (got {}, {}, {})",
+                      r.size(), c.size(), values_.size()));
     for (std::size_t k = 0; k < r.size(); ++k) {
       if (r[k] < 0 || r[k] >= rows)
-        throw InvalidInput(fmt::format("COO: row_idx[{}] = {} is out of range [0, {})", k, r[k], rows));
+        throw InvalidInput(
+            fmt::format("COO: row_idx[{}] = {} is out of range [0, {})", k, r[k], rows));
       if (c[k] < 0 || c[k] >= cols)
-        throw InvalidInput(fmt::format("COO: col_idx[{}] = {} is out of range [0, {})", k, c[k], cols));
+        throw InvalidInput(
+            fmt::format("COO: col_idx[{}] = {} is out of range [0, {})", k, c[k], cols));
     }
   }
   sorted_ = true;

@@ -14,8 +14,8 @@
   M(double, std::int64_t)
 
 #define SPX_INSTANTIATE_CLASS_PAIR_(Tmpl, T, I) template class Tmpl<T, I>;
-#define SPX_INSTANTIATE_CLASS(Tmpl)                         \
-  SPX_INSTANTIATE_CLASS_PAIR_(Tmpl, float, std::int32_t)    \
-  SPX_INSTANTIATE_CLASS_PAIR_(Tmpl, float, std::int64_t)    \
-  SPX_INSTANTIATE_CLASS_PAIR_(Tmpl, double, std::int32_t)   \
+#define SPX_INSTANTIATE_CLASS(Tmpl)                       \
+  SPX_INSTANTIATE_CLASS_PAIR_(Tmpl, float, std::int32_t)  \
+  SPX_INSTANTIATE_CLASS_PAIR_(Tmpl, float, std::int64_t)  \
+  SPX_INSTANTIATE_CLASS_PAIR_(Tmpl, double, std::int32_t) \
   SPX_INSTANTIATE_CLASS_PAIR_(Tmpl, double, std::int64_t)

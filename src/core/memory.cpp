@@ -47,16 +47,24 @@ namespace {
   throw Unsupported("device memory requested, but SpX was built without the CUDA backend");
 }
 }  // namespace
-void* device_malloc(std::size_t) { no_cuda(); }
+void* device_malloc(std::size_t) {
+  no_cuda();
+}
 void device_free(void*) noexcept {}
-void device_copy(void*, const void*, std::size_t) { no_cuda(); }
+void device_copy(void*, const void*, std::size_t) {
+  no_cuda();
+}
 #endif
 
 }  // namespace detail
 
 #if !SPX_HAVE_CUDA
-bool cuda_compiled() noexcept { return false; }
-bool cuda_available() noexcept { return false; }
+bool cuda_compiled() noexcept {
+  return false;
+}
+bool cuda_available() noexcept {
+  return false;
+}
 #endif
 
 }  // namespace spx

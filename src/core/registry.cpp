@@ -31,8 +31,8 @@ Algorithm Registry<T, I>::choose_spmv(MatrixRef<T, I> A, Backend b) const {
   const Format f = format_of<T, I>(A);
   for (const auto& r : auto_rules_)
     if (r.format == f && r.backend == b) return r.rule(A);
-  throw Unsupported(fmt::format("no SpMV kernel for format {} on the {} backend", to_string(f),
-                                to_string(b)));
+  throw Unsupported(
+      fmt::format("no SpMV kernel for format {} on the {} backend", to_string(f), to_string(b)));
 }
 
 template <Value T, Index I>

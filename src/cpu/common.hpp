@@ -31,7 +31,8 @@ template <Value T>
 void scale(T beta, T* y, std::int64_t n) {
   if (beta == T{1}) return;
 #pragma omp parallel for schedule(static) if (n > 65536)
-  for (std::int64_t i = 0; i < n; ++i) y[i] = beta == T{0} ? T{0} : beta * y[i];
+  for (std::int64_t i = 0; i < n; ++i)
+    y[i] = beta == T{0} ? T{0} : beta * y[i];
 }
 
 /// Per-thread private copies of y: allowed when threads × rows × sizeof(T)
@@ -55,11 +56,15 @@ template <Value T, class Scatter>
 void private_scatter(std::int64_t rows, int threads, T alpha, T beta, T* y, Scatter&& scatter) {
   std::vector<T> acc(static_cast<std::size_t>(threads) * rows, T{0});
 #pragma omp parallel num_threads(threads)
-  { scatter(omp_get_thread_num(), acc.data() + static_cast<std::size_t>(omp_get_thread_num()) * rows); }
+  {
+    scatter(omp_get_thread_num(),
+            acc.data() + static_cast<std::size_t>(omp_get_thread_num()) * rows);
+  }
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (std::int64_t r = 0; r < rows; ++r) {
     T sum = 0;
-    for (int t = 0; t < threads; ++t) sum += acc[static_cast<std::size_t>(t) * rows + r];
+    for (int t = 0; t < threads; ++t)
+      sum += acc[static_cast<std::size_t>(t) * rows + r];
     axpby_store(y, r, alpha, sum, beta);
   }
 }

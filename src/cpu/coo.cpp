@@ -11,8 +11,7 @@
 namespace spx::cpu {
 
 template <Value T, Index I>
-void spmv_coo_segments(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y,
-                       const ExecContext&) {
+void spmv_coo_segments(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y, const ExecContext&) {
   const std::int64_t nnz = A.nnz();
   const I* row = A.row_idx().data();
   const I* col = A.col_idx().data();
@@ -36,7 +35,8 @@ void spmv_coo_segments(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y,
       const std::int64_t segment_begin = k;
       const I r = row[k];
       T sum = 0;
-      for (; k < e && row[k] == r; ++k) sum += val[k] * x[col[k]];
+      for (; k < e && row[k] == r; ++k)
+        sum += val[k] * x[col[k]];
       const bool at_begin = segment_begin == b && b > 0 && row[b - 1] == r;
       const bool at_end = k == e && e < nnz && row[e] == r;
       if (at_begin) {
@@ -64,7 +64,8 @@ void spmv_coo_private(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y, con
   const std::int64_t share = (nnz + threads - 1) / threads;
   private_scatter<T>(A.rows(), threads, alpha, beta, y, [&](int t, T* acc) {
     const std::int64_t e = std::min(nnz, (t + 1) * share);
-    for (std::int64_t k = std::min(nnz, t * share); k < e; ++k) acc[row[k]] += val[k] * x[col[k]];
+    for (std::int64_t k = std::min(nnz, t * share); k < e; ++k)
+      acc[row[k]] += val[k] * x[col[k]];
   });
 }
 
@@ -83,9 +84,9 @@ void spmv_coo_atomic(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y, cons
   }
 }
 
-#define SPX_INST(T, I)                                                                           \
-  template void spmv_coo_segments(T, const Coo<T, I>&, const T*, T, T*, const ExecContext&);     \
-  template void spmv_coo_private(T, const Coo<T, I>&, const T*, T, T*, const ExecContext&);      \
+#define SPX_INST(T, I)                                                                       \
+  template void spmv_coo_segments(T, const Coo<T, I>&, const T*, T, T*, const ExecContext&); \
+  template void spmv_coo_private(T, const Coo<T, I>&, const T*, T, T*, const ExecContext&);  \
   template void spmv_coo_atomic(T, const Coo<T, I>&, const T*, T, T*, const ExecContext&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST

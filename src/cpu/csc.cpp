@@ -25,7 +25,8 @@ void spmv_csc_private(T alpha, const Csc<T, I>& A, const T* x, T beta, T* y, con
     const std::int64_t c1 = t == threads - 1 ? n : first_col(nnz * (t + 1) / threads);
     for (std::int64_t c = c0; c < c1; ++c) {
       const T xc = x[c];
-      for (I k = ptr[c]; k < ptr[c + 1]; ++k) acc[row[k]] += val[k] * xc;
+      for (I k = ptr[c]; k < ptr[c + 1]; ++k)
+        acc[row[k]] += val[k] * xc;
     }
   });
 }
@@ -48,8 +49,8 @@ void spmv_csc_atomic(T alpha, const Csc<T, I>& A, const T* x, T beta, T* y, cons
   }
 }
 
-#define SPX_INST(T, I)                                                                         \
-  template void spmv_csc_private(T, const Csc<T, I>&, const T*, T, T*, const ExecContext&);    \
+#define SPX_INST(T, I)                                                                      \
+  template void spmv_csc_private(T, const Csc<T, I>&, const T*, T, T*, const ExecContext&); \
   template void spmv_csc_atomic(T, const Csc<T, I>&, const T*, T, T*, const ExecContext&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST

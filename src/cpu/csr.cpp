@@ -57,12 +57,14 @@ void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
     // thread: its part arrives as that thread's carry-out).
     for (std::int64_t r = begin.row; r < end.row; ++r) {
       T sum = 0;
-      for (; k < ptr[r + 1]; ++k) sum += val[k] * x[col[k]];
+      for (; k < ptr[r + 1]; ++k)
+        sum += val[k] * x[col[k]];
       axpby_store(y, r, alpha, sum, beta);
     }
     // Save the carry-out: the partial sum of the row this share ends inside.
     T sum = 0;
-    for (; k < end.nz; ++k) sum += val[k] * x[col[k]];
+    for (; k < end.nz; ++k)
+      sum += val[k] * x[col[k]];
     carry_row[t] = end.row;
     carry_val[t] = sum;
   }

@@ -1,8 +1,8 @@
 // The CPU backend's entries in the kernel registry, and its Auto rules.
 #include "core/backend.hpp"
 #include "core/instantiate.hpp"
-#include "cpu/batch_kernels.hpp"
 #include "core/spmm_backend.hpp"
+#include "cpu/batch_kernels.hpp"
 #include "cpu/common.hpp"
 #include "cpu/kernels.hpp"
 
@@ -73,7 +73,7 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   add_rows_kernel<Hyb<T, I>>(reg, cpu::spmv_hyb_rows<T, I>);
   add_rows_kernel<Jad<T, I>>(reg, cpu::spmv_jad_rows<T, I>);
   cpu::register_batch_kernels(reg);  // batched SpMV (src/cpu/batch_spmv.cpp)
-  register_eigen_baseline(reg);  // baseline for the benchmark (src/baselines/eigen.cpp)
+  register_eigen_baseline(reg);      // baseline for the benchmark (src/baselines/eigen.cpp)
   // DIA, HDI: thread per block of rows; BCSR: thread per block row
   using DiaM = Dia<T, I>;
   using HdiM = Hdi<T, I>;

@@ -19,6 +19,8 @@ inline void check(cudaError_t err, std::string_view what) {
 }
 
 /// Call after every kernel launch.
-inline void check_launch(std::string_view kernel) { check(cudaGetLastError(), kernel); }
+inline void check_launch(std::string_view kernel) {
+  check(cudaGetLastError(), kernel);
+}
 
 }  // namespace spx::cuda

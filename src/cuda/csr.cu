@@ -545,7 +545,13 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //  2. long rows (mean > 128) but fewer rows than 64 warps per SM could
 //     take: merge path, which splits long rows across blocks, where a warp
 //     per row would leave the GPU partly idle;
-//  3. otherwise V lanes per row with V = next power of two of the mean row
+//  3. regular rows with a working set past the L2 (the thresholds come from
+//     the benchmark on an H200, bench/results/): short rows (mean <= 9.5,
+//     nnz >= 2^18) → scalar, whose thread per row keeps 5-9 independent loads
+//     in flight where a group of V lanes has one; rows of moderate length
+//     (9.5 < mean < 48, nnz >= 2^22) → merge path, which stages products in
+//     shared memory with all loads independent;
+//  4. otherwise V lanes per row with V = next power of two of the mean row
 //     length (CSR-smart), reported as Scalar when V = 1, Vector when V = 32,
 //     and Adaptive in between (it is the same kernel).
 // Balanced (CSR-I) is never chosen automatically: merge path covers its cases
@@ -556,6 +562,8 @@ Algorithm choose_csr(const Csr<T, I>& A) {
   const CsrRowStats s = csr_row_stats(A);
   if (static_cast<double>(s.max_len) > 8.0 * s.mean + 64.0) return Algorithm::MergePath;
   if (s.mean > 128.0 && s.rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
+  if (s.mean <= 9.5 && s.nnz >= (std::int64_t{1} << 18)) return Algorithm::Scalar;
+  if (s.mean < 48.0 && s.nnz >= (std::int64_t{1} << 22)) return Algorithm::MergePath;
   const int v = adaptive_width(s.mean);
   if (v == 1) return Algorithm::Scalar;
   if (v == kWarpSize) return Algorithm::Vector;

@@ -9,9 +9,9 @@
 #include "baselines/cusparse.hpp"
 #include "core/backend.hpp"
 #include "core/instantiate.hpp"
-#include "cuda/kernels.hpp"
-#include "cuda/batch_kernels.hpp"
 #include "core/spmm_backend.hpp"
+#include "cuda/batch_kernels.hpp"
+#include "cuda/kernels.hpp"
 
 namespace spx::detail {
 

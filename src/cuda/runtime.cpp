@@ -28,7 +28,9 @@ void* device_malloc(std::size_t bytes) {
   return p;
 }
 
-void device_free(void* p) noexcept { cudaFree(p); }
+void device_free(void* p) noexcept {
+  cudaFree(p);
+}
 
 void device_copy(void* dst, const void* src, std::size_t bytes) {
   cuda::check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
@@ -40,7 +42,9 @@ void device_copy(void* dst, const void* src, std::size_t bytes) {
 
 }  // namespace detail
 
-bool cuda_compiled() noexcept { return true; }
+bool cuda_compiled() noexcept {
+  return true;
+}
 
 bool cuda_available() noexcept {
   static const bool available = [] {

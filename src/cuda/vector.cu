@@ -24,7 +24,8 @@ template <Value T>
 void cuda_scale(T beta, T* y, std::int64_t n, const ExecContext& ctx) {
   if (n == 0) return;
   constexpr int kThreads = 256;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535));
+  const auto blocks =
+      static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535));
   cuda::scale_kernel<<<blocks, kThreads, 0, ctx.stream>>>(beta, y, n);
   cuda::check_launch("scale_kernel");
 }

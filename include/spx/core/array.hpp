@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
-#include <string>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -43,7 +43,8 @@ class Array {
     if (n > 0) data_ = static_cast<T*>(detail::allocate(n * sizeof(T), space));
   }
   /// Host array copied from `values`.
-  Array(std::initializer_list<T> values) : Array(std::span<const T>(values.begin(), values.size())) {}
+  Array(std::initializer_list<T> values)
+      : Array(std::span<const T>(values.begin(), values.size())) {}
   /// Copy of `values` (host memory) placed in `space`.
   explicit Array(std::span<const T> values, Space space = Space::Host)
       : Array(values.size(), space) {
@@ -55,7 +56,9 @@ class Array {
   Array(const Array&) = delete;
   Array& operator=(const Array&) = delete;
   Array(Array&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), space_(o.space_) {}
+      : data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        space_(o.space_) {}
   Array& operator=(Array&& o) noexcept {
     if (this != &o) {
       release();
@@ -70,7 +73,8 @@ class Array {
   /// `n` copies of `value` on the host.
   static Array filled(std::size_t n, T value) {
     Array a(n);
-    for (std::size_t i = 0; i < n; ++i) a.data_[i] = value;
+    for (std::size_t i = 0; i < n; ++i)
+      a.data_[i] = value;
     return a;
   }
 

@@ -25,7 +25,7 @@ enum class Format : std::uint8_t {
   Bcsr,  ///< square b×b blocks, column-major inside each block
 };
 
-inline constexpr std::array kAllFormats{Format::Coo, Format::Csr, Format::Csc, Format::Ell,
+inline constexpr std::array kAllFormats{Format::Coo,  Format::Csr, Format::Csc, Format::Ell,
                                         Format::Sell, Format::Hll, Format::Dia, Format::Hdi,
                                         Format::Hyb,  Format::Jad, Format::Bcsr};
 
@@ -36,18 +36,18 @@ enum class Algorithm : std::uint8_t {
   Auto,  ///< let SpX choose from the matrix statistics; the choice is reported
 
   // ---- CPU (OpenMP) ----
-  CpuMerge,    ///< CSR: equal shares of rows + nonzeros per thread (merge path)
-  CpuRows,     ///< thread per block of rows (formats with row structure)
-  CpuSegments, ///< sorted COO: equal nonzeros per thread, carry-out fix-up
-  CpuPrivate,  ///< CSC, unsorted COO: scatter into per-thread copies of y, then sum
-  CpuAtomic,   ///< CSC, unsorted COO: scatter with atomic updates (no extra memory)
+  CpuMerge,     ///< CSR: equal shares of rows + nonzeros per thread (merge path)
+  CpuRows,      ///< thread per block of rows (formats with row structure)
+  CpuSegments,  ///< sorted COO: equal nonzeros per thread, carry-out fix-up
+  CpuPrivate,   ///< CSC, unsorted COO: scatter into per-thread copies of y, then sum
+  CpuAtomic,    ///< CSC, unsorted COO: scatter with atomic updates (no extra memory)
 
   // ---- GPU CSR (batched paper §3.3–3.5, SpMM paper §4) ----
-  Scalar,     ///< thread per row
-  Vector,     ///< warp per row
-  Adaptive,   ///< "smart": threads per row = next power of two of mean row length
-  Balanced,   ///< CSR-I: equal nonzeros per warp, precomputed starting rows
-  MergePath,  ///< Merrill–Garland merge path with carry-out fix-up
+  Scalar,       ///< thread per row
+  Vector,       ///< warp per row
+  Adaptive,     ///< "smart": threads per row = next power of two of mean row length
+  Balanced,     ///< CSR-I: equal nonzeros per warp, precomputed starting rows
+  MergePath,    ///< Merrill–Garland merge path with carry-out fix-up
   SizedBlocks,  ///< batched CSR: work sized per matrix (small ones packed per block, large split)
 
   // ---- GPU COO ----
@@ -62,10 +62,10 @@ enum class Algorithm : std::uint8_t {
   Hybrid,         ///< HYB: ELL kernel + COO kernel
 
   // ---- BCSR (BCSR paper) ----
-  BlockByBlock,     ///< block row per warp, by block (b ≤ 5)
-  BlockByColumn,    ///< block row per warp, by column (b ≤ 32)
-  BlockRowShared,   ///< row per thread, x staged in shared memory (b ≥ 16)
-  CpuBlockRows,     ///< CPU: thread per block row, compile-time block size
+  BlockByBlock,    ///< block row per warp, by block (b ≤ 5)
+  BlockByColumn,   ///< block row per warp, by column (b ≤ 32)
+  BlockRowShared,  ///< row per thread, x staged in shared memory (b ≥ 16)
+  CpuBlockRows,    ///< CPU: thread per block row, compile-time block size
 
   // ---- SpMM (Yang, Buluç, Owens) ----
   RowSplit,

@@ -24,19 +24,19 @@ struct VectorView {
   VectorView(Array<std::remove_const_t<T>>& a)  // NOLINT(google-explicit-constructor)
       : data(a.data()), size(static_cast<std::int64_t>(a.size())), space(a.space()) {}
   template <class U = T>
-    requires std::is_const_v<U>
-  VectorView(const Array<std::remove_const_t<T>>& a)  // NOLINT(google-explicit-constructor)
+  requires std::is_const_v<U> VectorView(
+      const Array<std::remove_const_t<T>>& a)  // NOLINT(google-explicit-constructor)
       : data(a.data()), size(static_cast<std::int64_t>(a.size())), space(a.space()) {}
   VectorView(std::vector<std::remove_const_t<T>>& v)  // NOLINT(google-explicit-constructor)
       : data(v.data()), size(static_cast<std::int64_t>(v.size())), space(Space::Host) {}
   template <class U = T>
-    requires std::is_const_v<U>
-  VectorView(const std::vector<std::remove_const_t<T>>& v)  // NOLINT(google-explicit-constructor)
+  requires std::is_const_v<U> VectorView(
+      const std::vector<std::remove_const_t<T>>& v)  // NOLINT(google-explicit-constructor)
       : data(v.data()), size(static_cast<std::int64_t>(v.size())), space(Space::Host) {}
   /// A mutable view converts to a const one.
   template <class U>
-    requires(std::is_const_v<T> && std::same_as<std::remove_const_t<T>, U>)
-  constexpr VectorView(VectorView<U> v)  // NOLINT(google-explicit-constructor)
+  requires(std::is_const_v<T>&& std::same_as<std::remove_const_t<T>, U>) constexpr VectorView(
+      VectorView<U> v)  // NOLINT(google-explicit-constructor)
       : data(v.data), size(v.size), space(v.space) {}
 };
 
