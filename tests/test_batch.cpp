@@ -366,7 +366,16 @@ TYPED_TEST(BatchKernels, CudaAutoRules) {
   const auto ell = BatchEll<T, I>::from_matrices(mats).to(Space::Device);
   const Array<T> x = Array<T>(random_vector<T>(csr.total_cols(), gen())).to(Space::Device);
   Array<T> y(static_cast<std::size_t>(csr.total_rows()), Space::Device);
-  EXPECT_EQ(batch_spmv(T{1}, csr, x, T{0}, y).algorithm, Algorithm::SizedBlocks);
+  // Short rows (3 per row): a thread per row.
+  EXPECT_EQ(batch_spmv(T{1}, csr, x, T{0}, y).algorithm, Algorithm::Scalar);
+  // Long rows (40 per row of 48 columns): sized blocks.
+  std::vector<Csr<T, I>> dense;
+  for (int i = 0; i < 3; ++i)
+    dense.push_back(random_csr<T, I>(20, 48, 40, gen));
+  const auto dcsr = BatchCsr<T, I>::from_matrices(dense).to(Space::Device);
+  const Array<T> dx = Array<T>(random_vector<T>(dcsr.total_cols(), gen())).to(Space::Device);
+  Array<T> dy(static_cast<std::size_t>(dcsr.total_rows()), Space::Device);
+  EXPECT_EQ(batch_spmv(T{1}, dcsr, dx, T{0}, dy).algorithm, Algorithm::SizedBlocks);
   EXPECT_EQ(batch_spmv(T{1}, coo, x, T{0}, y).algorithm, Algorithm::Segmented);
   EXPECT_EQ(batch_spmv(T{1}, ell, x, T{0}, y).algorithm, Algorithm::ThreadPerRow);
 }

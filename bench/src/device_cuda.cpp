@@ -36,10 +36,13 @@ std::string nvidia_driver_version() {
   const std::string key = "Kernel Module";
   auto pos = line.find(key);
   if (pos == std::string::npos) return "";
+  // "... Kernel Module [for x86_64]  580.159.04  Release Build ...": the first
+  // token after the key that is made of digits and dots.
   std::istringstream rest(line.substr(pos + key.size()));
-  std::string version;
-  rest >> version;
-  return version;
+  for (std::string token; rest >> token;)
+    if (!token.empty() && token.find_first_not_of("0123456789.") == std::string::npos)
+      return token;
+  return "";
 }
 
 class CudaTimer final : public Timer {
