@@ -1,9 +1,10 @@
-// Helpers shared by the SpMM and batch benchmarks (spmm_bench.cpp,
-// batch_bench.cpp): random operands, the reference comparison, budgeted
-// timing and the timing fields of a record.
+// Helpers shared by the benchmarks (run.cpp, spmm_bench.cpp,
+// batch_bench.cpp): the loop over suite members, random operands, the
+// reference comparison, budgeted timing and the timing fields of a record.
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -12,10 +13,59 @@
 #include <random>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "bench.hpp"
 #include "device.hpp"
 
 namespace spx::bench::detail {
+
+/// Loads every member of `suite` in turn (progress "[i/count] name: loading"),
+/// records its MatrixInfo (sizes, statistics, BCSR block size, or the reason
+/// it could not be loaded) in `res.matrices`, and calls
+/// `measure(info, A, cfg)` for each member that loaded and has nonzeros;
+/// `cfg` is `config` with the member's progress prefix.
+template <Index I, class Measure>
+void for_each_member(const Suite& suite, const Config& config, Results& res, Measure&& measure) {
+  using Clock = std::chrono::steady_clock;
+  const std::size_t count = suite.members.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const SuiteMember& member = suite.members[i];
+    Config cfg = config;
+    if (config.progress) {
+      const std::string prefix = fmt::format("[{}/{}] ", i + 1, count);
+      cfg.progress = [&config, prefix](const std::string& s, bool detail) {
+        config.progress(prefix + s, detail);
+      };
+      cfg.progress(fmt::format("{}: loading", member.name), false);
+    }
+    MatrixInfo info;
+    info.name = member.name;
+    info.group = member.group;
+    info.kind = std::string(member.kind());
+    info.source = member.describe_source();
+    info.regular = member.regular;
+    Csr<double, I> A;
+    try {
+      const auto t0 = Clock::now();
+      A = load_member<I>(member);
+      info.load_s = std::chrono::duration<double>(Clock::now() - t0).count();
+      info.rows = A.rows();
+      info.cols = A.cols();
+      info.nnz = A.nnz();
+      info.csr_bytes_f64 = static_cast<std::int64_t>(A.bytes());
+      info.large = info.csr_bytes_f64 >= 2 * res.run.device.cache_bytes;
+      info.stats = analyze(A);
+      info.bcsr_block_size =
+          convert_options_for(info.stats, sizeof(double), sizeof(I), config.block_size).block_size;
+      if (info.nnz == 0) info.error = "the matrix has no nonzeros: nothing to measure";
+    } catch (const std::exception& e) {
+      info.error = fmt::format("cannot load: {}", e.what());
+    }
+    res.matrices.push_back(info);
+    if (info.error.empty()) measure(info, A, cfg);
+  }
+}
 
 /// Values uniform in ±[0.5, 1.5] (never zero, mixed signs) from `seed`.
 template <Value T>

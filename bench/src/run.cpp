@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "bench.hpp"
+#include "ops_common.hpp"
 #include "spx/core/error.hpp"
 
 namespace spx::bench {
@@ -87,51 +88,17 @@ template <Index I>
 void run_members(const Suite& suite, const Config& config, Timer& timer, Results& res) {
   const auto kernels_f64 = select_kernels<double, I>(config);
   const auto kernels_f32 = select_kernels<float, I>(config);
-  const std::size_t count = suite.members.size();
-  for (std::size_t i = 0; i < count; ++i) {
-    const SuiteMember& member = suite.members[i];
-    Config cfg = config;
-    if (config.progress) {
-      const std::string prefix = fmt::format("[{}/{}] ", i + 1, count);
-      cfg.progress = [&config, prefix](const std::string& s, bool detail) {
-        config.progress(prefix + s, detail);
-      };
-      cfg.progress(fmt::format("{}: loading", member.name), false);
-    }
-    MatrixInfo info;
-    info.name = member.name;
-    info.group = member.group;
-    info.kind = std::string(member.kind());
-    info.source = member.describe_source();
-    info.regular = member.regular;
-    Csr<double, I> A;
-    try {
-      const auto t0 = Clock::now();
-      A = load_member<I>(member);
-      info.load_s = std::chrono::duration<double>(Clock::now() - t0).count();
-      info.rows = A.rows();
-      info.cols = A.cols();
-      info.nnz = A.nnz();
-      info.csr_bytes_f64 = static_cast<std::int64_t>(A.bytes());
-      info.large = info.csr_bytes_f64 >= 2 * res.run.device.cache_bytes;
-      info.stats = analyze(A);
-      info.bcsr_block_size =
-          convert_options_for(info.stats, sizeof(double), sizeof(I), config.block_size).block_size;
-      if (info.nnz == 0) info.error = "the matrix has no nonzeros: nothing to measure";
-    } catch (const std::exception& e) {
-      info.error = fmt::format("cannot load: {}", e.what());
-    }
-    res.matrices.push_back(info);
-    if (!info.error.empty()) continue;
-    for (Precision p : config.precisions) {
-      if (p == Precision::F64) {
-        measure_matrix<double, I>(info, A, kernels_f64, cfg, timer, res, true);
-      } else {
-        const Csr<float, I> Af = cast<float, I>(A);
-        measure_matrix<float, I>(info, Af, kernels_f32, cfg, timer, res, true);
-      }
-    }
-  }
+  detail::for_each_member<I>(
+      suite, config, res, [&](const MatrixInfo& info, const Csr<double, I>& A, const Config& cfg) {
+        for (Precision p : config.precisions) {
+          if (p == Precision::F64) {
+            measure_matrix<double, I>(info, A, kernels_f64, cfg, timer, res, true);
+          } else {
+            const Csr<float, I> Af = cast<float, I>(A);
+            measure_matrix<float, I>(info, Af, kernels_f32, cfg, timer, res, true);
+          }
+        }
+      });
 }
 
 }  // namespace

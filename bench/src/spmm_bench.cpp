@@ -290,49 +290,17 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
 
 template <Index I>
 void spmm_members(const Suite& suite, const Config& config, Timer& timer, Results& res) {
-  const std::size_t count = suite.members.size();
-  for (std::size_t i = 0; i < count; ++i) {
-    const SuiteMember& member = suite.members[i];
-    Config cfg = config;
-    if (config.progress) {
-      const std::string prefix = fmt::format("[{}/{}] ", i + 1, count);
-      cfg.progress = [&config, prefix](const std::string& s, bool detail) {
-        config.progress(prefix + s, detail);
-      };
-      cfg.progress(fmt::format("{}: loading", member.name), false);
-    }
-    MatrixInfo info;
-    info.name = member.name;
-    info.group = member.group;
-    info.kind = std::string(member.kind());
-    info.source = member.describe_source();
-    info.regular = member.regular;
-    Csr<double, I> A;
-    try {
-      const auto t0 = Clock::now();
-      A = load_member<I>(member);
-      info.load_s = std::chrono::duration<double>(Clock::now() - t0).count();
-      info.rows = A.rows();
-      info.cols = A.cols();
-      info.nnz = A.nnz();
-      info.csr_bytes_f64 = static_cast<std::int64_t>(A.bytes());
-      info.large = info.csr_bytes_f64 >= 2 * res.run.device.cache_bytes;
-      info.stats = analyze(A);
-      if (info.nnz == 0) info.error = "the matrix has no nonzeros: nothing to measure";
-    } catch (const std::exception& e) {
-      info.error = fmt::format("cannot load: {}", e.what());
-    }
-    res.matrices.push_back(info);
-    if (!info.error.empty()) continue;
-    for (Precision p : config.precisions) {
-      if (p == Precision::F64) {
-        measure_spmm<double, I>(info, A, cfg, timer, res);
-      } else {
-        const Csr<float, I> Af = cast<float, I>(A);
-        measure_spmm<float, I>(info, Af, cfg, timer, res);
-      }
-    }
-  }
+  detail::for_each_member<I>(
+      suite, config, res, [&](const MatrixInfo& info, const Csr<double, I>& A, const Config& cfg) {
+        for (Precision p : config.precisions) {
+          if (p == Precision::F64) {
+            measure_spmm<double, I>(info, A, cfg, timer, res);
+          } else {
+            const Csr<float, I> Af = cast<float, I>(A);
+            measure_spmm<float, I>(info, Af, cfg, timer, res);
+          }
+        }
+      });
 }
 
 /// The threshold t maximising the agreement of "positive iff x ≥ t" (above =
