@@ -40,8 +40,7 @@ std::string nvidia_driver_version() {
   // token after the key that is made of digits and dots.
   std::istringstream rest(line.substr(pos + key.size()));
   for (std::string token; rest >> token;)
-    if (!token.empty() && token.find_first_not_of("0123456789.") == std::string::npos)
-      return token;
+    if (!token.empty() && token.find_first_not_of("0123456789.") == std::string::npos) return token;
   return "";
 }
 
