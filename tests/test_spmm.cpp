@@ -267,7 +267,8 @@ TYPED_TEST(SpmmKernels, CudaDeterministicKernelsRepeat) {
             first = dC.to_vector();
           } else {
             const auto second = dC.to_vector();
-            EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(T)), 0)
+            EXPECT_TRUE(first.empty() ||
+                        std::memcmp(first.data(), second.data(), first.size() * sizeof(T)) == 0)
                 << name << " " << to_string(kernel.info.algorithm) << " n=" << n;
           }
         }

@@ -277,8 +277,8 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
               std::max(std::min(5, reps_wanted), static_cast<int>(max_s / std::max(probe, 1e-9)));
         const std::vector<double> t = timer.time(product, 0, reps, flush);
         const std::vector<T> y_after = dy.to_vector();
-        r.repeat_identical =
-            std::memcmp(y_after.data(), y_checked.data(), y_after.size() * sizeof(T)) == 0;
+        r.repeat_identical = (y_after.empty() || std::memcmp(y_after.data(), y_checked.data(),
+                                                             y_after.size() * sizeof(T)) == 0);
         r.reps = reps;
         r.cache_flushed = flush;
         r.time_s = detail::median(t);
