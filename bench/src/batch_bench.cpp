@@ -367,13 +367,7 @@ std::vector<BatchMember> default_batch_suite(const std::filesystem::path& real_d
 }
 
 Results run_batch_bench(std::span<const BatchMember> batches, const Config& config) {
-  if (config.precisions.empty()) throw InvalidInput("no precision to measure");
-  Results res;
-  res.config = config;
-  res.config.progress = nullptr;
-  if (res.config.suite_name == "custom" || res.config.suite_name.empty())
-    res.config.suite_name = "batch";
-  res.run = start_run(config);
+  Results res = start_results(config, "batch");
   const auto timer = make_timer(res.run.device);
   if (config.index64) {
     batch_members<std::int64_t>(batches, config, *timer, res);

@@ -331,6 +331,10 @@ void summarize(Results& results);
 
 /// The run's context (device, copy bandwidth, seed, build) as run_bench sets it.
 RunContext start_run(const Config& config);
+/// Results of a new run: the configuration (without its progress callback,
+/// the suite named `suite_name` unless the caller named it) and start_run's
+/// context. Throws InvalidInput when no precision is selected.
+Results start_results(const Config& config, const std::string& suite_name);
 
 /// `spx bench --op spmm`: every CSR SpMM kernel of the backend (and the
 /// baselines) on every member, for every width in config.effective_cols().

@@ -122,14 +122,19 @@ RunContext start_run(const Config& config) {
   return run;
 }
 
-Results run_bench(const Suite& suite, const Config& config) {
+Results start_results(const Config& config, const std::string& suite_name) {
   if (config.precisions.empty()) throw InvalidInput("no precision to measure");
   Results res;
   res.config = config;
   res.config.progress = nullptr;
   if (res.config.suite_name == "custom" || res.config.suite_name.empty())
-    res.config.suite_name = suite.name;
+    res.config.suite_name = suite_name;
   res.run = start_run(config);
+  return res;
+}
+
+Results run_bench(const Suite& suite, const Config& config) {
+  Results res = start_results(config, suite.name);
   RunContext& run = res.run;
   const auto timer = make_timer(run.device);
   if (config.index64) {

@@ -346,16 +346,10 @@ nlohmann::json threshold_json(double t) {
 }  // namespace
 
 Results run_spmm_bench(const Suite& suite, const Config& config) {
-  if (config.precisions.empty()) throw InvalidInput("no precision to measure");
   for (const std::int64_t n : config.effective_cols())
     if (n < 1 || n > 65536)
       throw InvalidInput(fmt::format("--cols: {} is not a width in 1..65536", n));
-  Results res;
-  res.config = config;
-  res.config.progress = nullptr;
-  if (res.config.suite_name == "custom" || res.config.suite_name.empty())
-    res.config.suite_name = suite.name;
-  res.run = start_run(config);
+  Results res = start_results(config, suite.name);
   const auto timer = make_timer(res.run.device);
   if (config.index64) {
     spmm_members<std::int64_t>(suite, config, *timer, res);
