@@ -15,14 +15,14 @@ void cpu_scale(T beta, T* y, std::int64_t n) {
 template void cpu_scale(float, float*, std::int64_t);
 template void cpu_scale(double, double*, std::int64_t);
 
-/// Registers the `CpuRows` kernel of format M and makes it M's Auto choice.
+/// Registers format M's one CPU kernel (deterministic, runs on any matrix of
+/// the format) and makes it M's Auto choice.
 template <class M, Value T, Index I>
-void add_rows_kernel(Registry<T, I>& reg,
+void add_only_kernel(Registry<T, I>& reg, Algorithm algorithm,
                      void (*run)(T, const M&, const T*, T, T*, const ExecContext&)) {
-  reg.template add_spmv<M>(
-      KernelInfo{Op::Spmv, M::kFormat, Algorithm::CpuRows, Backend::Cpu, true, false}, always<M>,
-      run);
-  reg.template set_spmv_auto<M>(Backend::Cpu, [](const M&) { return Algorithm::CpuRows; });
+  reg.template add_spmv<M>(KernelInfo{Op::Spmv, M::kFormat, algorithm, Backend::Cpu, true, false},
+                           always<M>, run);
+  reg.template set_spmv_auto<M>(Backend::Cpu, [algorithm](const M&) { return algorithm; });
 }
 
 template <Value T, Index I>
@@ -65,27 +65,20 @@ void register_cpu_kernels(Registry<T, I>& reg) {
     return cpu::private_fits<T>(A.rows()).empty() ? Algorithm::CpuPrivate : Algorithm::CpuAtomic;
   });
 
-  // ELL, SELL, HLL, HYB, JAD: one kernel each (thread per block of rows,
-  // slices or hacks), which runs on any matrix of the format.
-  add_rows_kernel<Ell<T, I>>(reg, cpu::spmv_ell_rows<T, I>);
-  add_rows_kernel<Sell<T, I>>(reg, cpu::spmv_sell_rows<T, I>);
-  add_rows_kernel<Hll<T, I>>(reg, cpu::spmv_hll_rows<T, I>);
-  add_rows_kernel<Hyb<T, I>>(reg, cpu::spmv_hyb_rows<T, I>);
-  add_rows_kernel<Jad<T, I>>(reg, cpu::spmv_jad_rows<T, I>);
-  cpu::register_batch_kernels(reg);  // batched SpMV (src/cpu/batch_spmv.cpp)
+  // The other formats have one kernel each: a thread per block of rows (ELL,
+  // SELL slices, HLL hacks, DIA, HDI, HYB, JAD) or per block row (BCSR).
+  constexpr Algorithm rows = Algorithm::CpuRows;
+  add_only_kernel<Ell<T, I>>(reg, rows, cpu::spmv_ell_rows<T, I>);
+  add_only_kernel<Sell<T, I>>(reg, rows, cpu::spmv_sell_rows<T, I>);
+  add_only_kernel<Hll<T, I>>(reg, rows, cpu::spmv_hll_rows<T, I>);
+  add_only_kernel<Dia<T, I>>(reg, rows, cpu::spmv_dia_rows<T, I>);
+  add_only_kernel<Hdi<T, I>>(reg, rows, cpu::spmv_hdi_rows<T, I>);
+  add_only_kernel<Hyb<T, I>>(reg, rows, cpu::spmv_hyb_rows<T, I>);
+  add_only_kernel<Jad<T, I>>(reg, rows, cpu::spmv_jad_rows<T, I>);
+  add_only_kernel<Bcsr<T, I>>(reg, Algorithm::CpuBlockRows, cpu::spmv_bcsr_block_rows<T, I>);
+
   register_eigen_baseline(reg);      // baseline for the benchmark (src/baselines/eigen.cpp)
-  // DIA, HDI: thread per block of rows; BCSR: thread per block row
-  using DiaM = Dia<T, I>;
-  using HdiM = Hdi<T, I>;
-  using BcsrM = Bcsr<T, I>;
-  reg.template add_spmv<DiaM>(cpu(Algorithm::CpuRows), always<DiaM>, cpu::spmv_dia_rows<T, I>);
-  reg.template set_spmv_auto<DiaM>(Backend::Cpu, [](const DiaM&) { return Algorithm::CpuRows; });
-  reg.template add_spmv<HdiM>(cpu(Algorithm::CpuRows), always<HdiM>, cpu::spmv_hdi_rows<T, I>);
-  reg.template set_spmv_auto<HdiM>(Backend::Cpu, [](const HdiM&) { return Algorithm::CpuRows; });
-  reg.template add_spmv<BcsrM>(cpu(Algorithm::CpuBlockRows), always<BcsrM>,
-                               cpu::spmv_bcsr_block_rows<T, I>);
-  reg.template set_spmv_auto<BcsrM>(Backend::Cpu,
-                                    [](const BcsrM&) { return Algorithm::CpuBlockRows; });
+  cpu::register_batch_kernels(reg);  // batched SpMV (src/cpu/batch_spmv.cpp)
   register_cpu_spmm_kernels(reg);
 }
 
