@@ -27,9 +27,9 @@ namespace {
 
 constexpr int kBlock = 256;  ///< threads per block, every kernel
 constexpr int kWarpsPerBlock = kBlock / kWarpSize;
-constexpr int kMergeItems = 7;                    ///< merge-path items per thread
-constexpr int kMergeTile = kBlock * kMergeItems;  ///< merge-path items per block
-constexpr std::int64_t kNoRow = INT64_MAX;        ///< key of lanes without a nonzero
+constexpr int kMergeItems = 7;              ///< merge-path items per thread
+constexpr std::int64_t kNoRow = INT64_MAX;  ///< key of lanes without a nonzero
+constexpr int kUnroll = 4;                  ///< entries per lane per batch in the V-lane kernels
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
@@ -37,8 +37,9 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 
 // ---- scalar / vector / adaptive ---------------------------------------------
 
-/// V consecutive lanes per row (V a power of two, 1..32).
-template <int V, class T, class I>
+/// V consecutive lanes per row (V a power of two, 1..32), U entries per lane
+/// per batch; Stream: column indices and values read with evict-first loads.
+template <int V, int U, bool Stream, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     csr_rows_kernel(std::int64_t rows, const I* __restrict__ row_ptr, const I* __restrict__ col,
                     const T* __restrict__ val, const T* __restrict__ x, T alpha, T beta,
@@ -47,12 +48,30 @@ __global__ void __launch_bounds__(kBlock)
   const std::int64_t row = thread / V;
   const int sub = static_cast<int>(threadIdx.x % V);
   const bool active = row < rows;  // lanes past the last row stay for the shuffles
-  // Phase 1: the row's V lanes stride over its nonzeros.
+  // Phase 1: the row's V lanes stride over its nonzeros in batches of U
+  // entries per lane (the last one predicated), all loads of a batch issued
+  // before its first product: U independent loads in flight per lane.
   T sum = 0;
   if (active) {
     const std::int64_t end = row_ptr[row + 1];
-    for (std::int64_t k = std::int64_t{row_ptr[row]} + sub; k < end; k += V)
-      sum += val[k] * __ldg(x + col[k]);
+    for (std::int64_t k = std::int64_t{row_ptr[row]} + sub; k < end; k += U * V) {
+      I c[U];
+      T v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const bool in = k + u * V < end;
+        if constexpr (Stream) {
+          c[u] = in ? __ldcs(col + k + u * V) : I{0};
+          v[u] = in ? __ldcs(val + k + u * V) : T{0};
+        } else {
+          c[u] = in ? col[k + u * V] : I{0};
+          v[u] = in ? val[k + u * V] : T{0};
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (k + u * V < end) sum += v[u] * __ldg(x + c[u]);
+    }
   }
   // Phase 2: reduce over the row's lanes; every lane of the warp takes part.
   sum = group_sum<V>(sum);
@@ -64,8 +83,10 @@ template <int V, class T, class I>
 void launch_rows(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStream_t stream) {
   const std::int64_t rows = A.rows();
   const unsigned grid = grid_size(rows * V, kBlock, "csr_rows_kernel");
-  csr_rows_kernel<V><<<grid, kBlock, 0, stream>>>(rows, A.row_ptr().data(), A.col_idx().data(),
-                                                  A.values().data(), x, alpha, beta, y);
+  // Streaming loads pay when a row's lanes read coalesced runs (V >= 8); with
+  // fewer lanes the next batch reuses the cache lines of this one (measured).
+  csr_rows_kernel<V, kUnroll, (V >= 8)><<<grid, kBlock, 0, stream>>>(
+      rows, A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, beta, y);
   check_launch("csr_rows_kernel");
 }
 
@@ -287,10 +308,10 @@ struct MergePlan {
 template <class I>
 __global__ void merge_plan_kernel(std::int64_t rows, std::int64_t nnz,
                                   const I* __restrict__ row_ptr, std::int64_t blocks,
-                                  I* __restrict__ coords) {
+                                  std::int64_t tile, I* __restrict__ coords) {
   const std::int64_t b = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
   if (b > blocks) return;
-  const std::int64_t d = min(b * kMergeTile, rows + nnz);
+  const std::int64_t d = min(b * tile, rows + nnz);
   const std::int64_t r = merge_path_rows(
       d, [row_ptr](std::int64_t i) { return row_ptr[i + 1]; }, rows, 0, nnz);
   coords[2 * b] = static_cast<I>(r);
@@ -330,13 +351,13 @@ __device__ T block_run_scan(std::int64_t key, T v, int lane, int warp_id, std::i
   return v;
 }
 
-template <class T, class I>
+template <int Items, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     csr_merge_kernel(const I* __restrict__ row_ptr, const I* __restrict__ col,
                      const T* __restrict__ val, const T* __restrict__ x, T alpha, T beta,
                      T* __restrict__ y, const I* __restrict__ coords, I* __restrict__ carry_row,
                      T* __restrict__ carry_val) {
-  __shared__ MergeItem<T, I> items[kMergeTile];
+  __shared__ MergeItem<T, I> items[kBlock * Items];
   __shared__ std::int64_t warp_key[kWarpsPerBlock];
   __shared__ T warp_sum[kWarpsPerBlock];
   const int tid = threadIdx.x;
@@ -354,13 +375,26 @@ __global__ void __launch_bounds__(kBlock)
   // Phase 2: stage the row ends and the products of the nonzeros (coalesced).
   for (int i = tid; i < nr; i += kBlock)
     items[i].row_end = row_ptr[r0 + 1 + i];
-  for (int j = tid; j < nk; j += kBlock)
-    items[nr + j].product = val[k0 + j] * __ldg(x + col[k0 + j]);
+  {  // all loads of a thread issued before the first product (nk <= kBlock * Items)
+    I c[Items];
+    T v[Items];
+#pragma unroll
+    for (int u = 0; u < Items; ++u) {
+      const int j = tid + u * kBlock;
+      c[u] = j < nk ? __ldcs(col + k0 + j) : I{0};  // streamed: read once, coalesced
+      v[u] = j < nk ? __ldcs(val + k0 + j) : T{0};
+    }
+#pragma unroll
+    for (int u = 0; u < Items; ++u) {
+      const int j = tid + u * kBlock;
+      if (j < nk) items[nr + j].product = v[u] * __ldg(x + c[u]);
+    }
+  }
   __syncthreads();
 
-  // Phase 3: each thread's share, kMergeItems items; its start by a search.
-  const int d_begin = min(tid * kMergeItems, nr + nk);
-  const int d_end = min(d_begin + kMergeItems, nr + nk);
+  // Phase 3: each thread's share, Items items; its start by a search.
+  const int d_begin = min(tid * Items, nr + nk);
+  const int d_end = min(d_begin + Items, nr + nk);
   const MergeItem<T, I>* staged = items;
   int row = static_cast<int>(merge_path_rows(
       d_begin, [staged](std::int64_t i) { return staged[i].row_end; }, nr, k0, nk));
@@ -406,15 +440,15 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 template <class T, class I>
-const MergePlan<I>& merge_plan(const Csr<T, I>& A, cudaStream_t stream) {
+const MergePlan<I>& merge_plan(const Csr<T, I>& A, std::int64_t tile, cudaStream_t stream) {
   return A.structure_cache().template get<MergePlan<I>>(
-      cache_key(CacheTag::MergePath, kMergeTile), [&] {
+      cache_key(CacheTag::MergePath, static_cast<std::uint64_t>(tile)), [&] {
         const std::int64_t rows = A.rows(), nnz = A.nnz();
         MergePlan<I> plan;
-        plan.blocks = ceil_div(rows + nnz, kMergeTile);
+        plan.blocks = ceil_div(rows + nnz, tile);
         plan.coords = Array<I>(static_cast<std::size_t>(2 * (plan.blocks + 1)), Space::Device);
         merge_plan_kernel<<<grid_size(plan.blocks + 1, kBlock, "merge_plan_kernel"), kBlock, 0,
-                            stream>>>(rows, nnz, A.row_ptr().data(), plan.blocks,
+                            stream>>>(rows, nnz, A.row_ptr().data(), plan.blocks, tile,
                                       plan.coords.data());
         check_launch("merge_plan_kernel");
         check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(merge plan)");
@@ -453,9 +487,14 @@ __global__ void __launch_bounds__(kBlock)
 // ---- launchers ----------------------------------------------------------------
 
 int adaptive_width(double mean_row_length) {
+  // Each lane takes about 2.5-5 entries, in batches of kUnroll independent
+  // loads (measured on an H100, see choose_csr).
+  constexpr double kBounds[] = {5, 10, 16, 40, 60};
   int v = 1;
-  while (v < kWarpSize && v < mean_row_length)
+  for (const double bound : kBounds) {
+    if (mean_row_length < bound) return v;
     v *= 2;
+  }
   return v;
 }
 
@@ -505,17 +544,22 @@ void spmv_csr_balanced(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y,
   add_carries(plan.warps, carries.rows(), carries.values(), A.rows(), alpha, y, ctx.stream);
 }
 
-template <Value T, Index I>
-void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
-  const MergePlan<I>& plan = merge_plan(A, ctx.stream);
+template <int Items, class T, class I>
+void launch_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStream_t stream) {
+  const MergePlan<I>& plan = merge_plan(A, std::int64_t{kBlock} * Items, stream);
   const auto n = static_cast<std::size_t>(plan.blocks);
-  const Carries<T, I> carries(n, ctx.stream);
+  const Carries<T, I> carries(n, stream);
   const unsigned grid = grid_size(plan.blocks * kBlock, kBlock, "csr_merge_kernel");
-  csr_merge_kernel<<<grid, kBlock, 0, ctx.stream>>>(
+  csr_merge_kernel<Items><<<grid, kBlock, 0, stream>>>(
       A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, beta, y,
       plan.coords.data(), carries.rows(), carries.values());
   check_launch("csr_merge_kernel");
-  add_carries(plan.blocks, carries.rows(), carries.values(), A.rows(), alpha, y, ctx.stream);
+  add_carries(plan.blocks, carries.rows(), carries.values(), A.rows(), alpha, y, stream);
+}
+
+template <Value T, Index I>
+void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
+  launch_merge<kMergeItems>(alpha, A, x, beta, y, ctx.stream);
 }
 
 template <Value T, Index I>
@@ -545,15 +589,14 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //  2. long rows (mean > 128) but fewer rows than 64 warps per SM could
 //     take: merge path, which splits long rows across blocks, where a warp
 //     per row would leave the GPU partly idle;
-//  3. regular rows with a working set past the L2 (the thresholds come from
-//     the benchmark on an H200, bench/results/): short rows (mean <= 9.5,
-//     nnz >= 2^18) → scalar, whose thread per row keeps 5-9 independent loads
-//     in flight where a group of V lanes has one; rows of moderate length
-//     (9.5 < mean < 48, nnz >= 2^22) → merge path, which stages products in
-//     shared memory with all loads independent;
-//  4. otherwise V lanes per row with V = next power of two of the mean row
-//     length (CSR-smart), reported as Scalar when V = 1, Vector when V = 32,
-//     and Adaptive in between (it is the same kernel).
+//  3. otherwise V lanes per row, V = adaptive_width(mean): each lane takes
+//     about 2.5-5 of the row's entries in unrolled batches of independent
+//     loads. Reported as Scalar when V = 1, Vector when V = 32 and Adaptive
+//     in between (it is the same kernel). The bounds (mean < 5, 10, 20, 40,
+//     60 → V = 1, 2, 4, 8, 16, else 32) come from the H100 benchmark
+//     (bench/results/): 7- and 9-point stencils were fastest with V = 2,
+//     random rows of 10 and FEM rows of 18 with V = 4, the 27-point stencil
+//     and FEM rows of 27 with V = 8, FEM rows of 54 with V = 16.
 // Balanced (CSR-I) is never chosen automatically: merge path covers its cases
 // without its row-pointer re-reads.
 template <Value T, Index I>
@@ -562,8 +605,6 @@ Algorithm choose_csr(const Csr<T, I>& A) {
   const CsrRowStats s = csr_row_stats(A);
   if (static_cast<double>(s.max_len) > 8.0 * s.mean + 64.0) return Algorithm::MergePath;
   if (s.mean > 128.0 && s.rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
-  if (s.mean <= 9.5 && s.nnz >= (std::int64_t{1} << 18)) return Algorithm::Scalar;
-  if (s.mean < 48.0 && s.nnz >= (std::int64_t{1} << 22)) return Algorithm::MergePath;
   const int v = adaptive_width(s.mean);
   if (v == 1) return Algorithm::Scalar;
   if (v == kWarpSize) return Algorithm::Vector;
