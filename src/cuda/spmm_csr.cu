@@ -77,24 +77,33 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 
 // ---- row split --------------------------------------------------------------
 
-/// n > 16: warp per (row, tile of 32 columns). Each batch of up to 32
-/// nonzeros is loaded one per lane, then broadcast one by one by shuffle;
-/// every lane multiplies it with its column of the matching B row. The loads
-/// of B in a full batch are independent (ILP 32).
-template <class T, class I>
+/// n > 16: warp per (row, tile of 32·CPL columns); lane l owns columns
+/// l, l + 32, ..., l + 32·(CPL-1) of the tile. Each batch of up to 32 nonzeros
+/// is loaded one per lane, then broadcast by shuffle in groups of kGroup: a
+/// group first issues its kGroup·CPL independent loads of B (the last group
+/// of a batch predicated), then sums. So a lane keeps kGroup·CPL loads in
+/// flight whatever the row length, and a row of A is read once per tile.
+template <int CPL, class T, class I>
 __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
     row_split_tile32(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
                      const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
                      T alpha, T beta, Strided<T> C) {
+  constexpr int kGroup = CPL >= 4 ? 4 : 8;  // at most 16 loads of B per lane per group
   const int lane = threadIdx.x % kWarp;
   const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
   if (row >= m) return;  // the whole warp leaves together
-  const std::int64_t j = blockIdx.y * std::int64_t{kWarp} + lane;
-  const bool active = j < n;  // the tail tile has lanes past the last column
+  const std::int64_t j0 = blockIdx.y * std::int64_t{kWarp * CPL} + lane;
+  bool active[CPL];  // the tail tile has lanes past the last column
+#pragma unroll
+  for (int q = 0; q < CPL; ++q)
+    active[q] = j0 + q * kWarp < n;
   const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
-  T acc = 0;
+  T acc[CPL];
+#pragma unroll
+  for (int q = 0; q < CPL; ++q)
+    acc[q] = T{0};
   for (std::int64_t base = begin; base < end; base += kWarp) {
-    // Load a batch: one nonzero per lane.
+    // Load a batch: one nonzero per lane (lanes past the row hold zeros).
     const int count = static_cast<int>(min(std::int64_t{kWarp}, end - base));
     I c = 0;
     T v = 0;
@@ -102,28 +111,32 @@ __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per
       c = load(col + base + lane);
       v = load(val + base + lane);
     }
-    // Broadcast each nonzero; all lanes take part in every shuffle. A full
-    // batch first issues its 32 independent loads of B, then sums.
-    if (count == kWarp) {
-      T b[kWarp];
+    // Groups of kGroup nonzeros; all lanes take part in every shuffle.
+    for (int t0 = 0; t0 < count; t0 += kGroup) {
+      T b[kGroup][CPL];
 #pragma unroll
-      for (int t = 0; t < kWarp; ++t) {
-        const I ct = __shfl_sync(kFullMask, c, t);
-        b[t] = active ? load_b(B, ct, j) : T{0};
+      for (int u = 0; u < kGroup; ++u) {
+        const int t = t0 + u;
+        const I ct = __shfl_sync(kFullMask, c, t % kWarp);
+#pragma unroll
+        for (int q = 0; q < CPL; ++q)
+          b[u][q] = t < count && active[q] ? load_b(B, ct, j0 + q * kWarp) : T{0};
       }
 #pragma unroll
-      for (int t = 0; t < kWarp; ++t)
-        acc += __shfl_sync(kFullMask, v, t) * b[t];
-    } else {
-      for (int t = 0; t < count; ++t) {
-        const I ct = __shfl_sync(kFullMask, c, t);
-        const T vt = __shfl_sync(kFullMask, v, t);
-        if (active) acc += vt * load_b(B, ct, j);
+      for (int u = 0; u < kGroup; ++u) {
+        const T vt = __shfl_sync(kFullMask, v, (t0 + u) % kWarp);
+        if (t0 + u < count) {
+#pragma unroll
+          for (int q = 0; q < CPL; ++q)
+            acc[q] += vt * b[u][q];
+        }
       }
     }
   }
-  // Store: one coalesced row segment of C (row-major).
-  if (active) store_c(C, row, j, alpha, acc, beta);
+  // Store: CPL coalesced segments of a row of C (row-major).
+#pragma unroll
+  for (int q = 0; q < CPL; ++q)
+    if (active[q]) store_c(C, row, j0 + q * kWarp, alpha, acc[q], beta);
 }
 
 /// n ≤ 16: warp per row, split into 32/W slots of W lanes; slot s takes the
@@ -143,11 +156,28 @@ __global__ void __launch_bounds__(kBlock)
   if (row >= m) return;  // the whole warp leaves together
   const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
   // Accumulate this slot's share of the row.
+  // Batches of kU nonzeros per lane, all loads of a batch issued before its
+  // first product (the last batch predicated).
+  constexpr int kU = 4;
   T acc = 0;
   if (active) {
-#pragma unroll 4
-    for (std::int64_t k = begin + slot; k < end; k += kSlots)
-      acc += load(val + k) * load_b(B, load(col + k), j);
+    for (std::int64_t k = begin + slot; k < end; k += kU * kSlots) {
+      I c[kU];
+      T v[kU];
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        const bool in = k + u * kSlots < end;
+        c[u] = in ? load(col + k + u * kSlots) : I{0};
+        v[u] = in ? load(val + k + u * kSlots) : T{0};
+      }
+      T b[kU];
+#pragma unroll
+      for (int u = 0; u < kU; ++u)
+        b[u] = k + u * kSlots < end ? load_b(B, c[u], j) : T{0};
+#pragma unroll
+      for (int u = 0; u < kU; ++u)
+        if (k + u * kSlots < end) acc += v[u] * b[u];
+    }
   }
   // Reduce across slots (lanes j, j + W, j + 2W, ... hold the same column).
 #pragma unroll
@@ -382,10 +412,21 @@ void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, S
                       std::int64_t n, const ExecContext& ctx) {
   const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock));
   if constexpr (W == kWarp) {
-    const dim3 grid(blocks, static_cast<unsigned>(ceil_div(n, kWarp)));
-    row_split_tile32<T, I><<<grid, kBlock, 0, ctx.stream>>>(
-        A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta, C);
-    check_launch("row_split_tile32");
+    // Columns per lane: 1 up to n = 32, 2 up to 64, else 4 (tiles of 128).
+    const auto launch = [&]<int CPL>() {
+      const dim3 grid(blocks, static_cast<unsigned>(ceil_div(n, kWarp * CPL)));
+      row_split_tile32<CPL, T, I>
+          <<<grid, kBlock, 0, ctx.stream>>>(A.rows(), n, A.row_ptr().data(), A.col_idx().data(),
+                                            A.values().data(), B, alpha, beta, C);
+      check_launch("row_split_tile32");
+    };
+    if (n <= kWarp) {
+      launch.template operator()<1>();
+    } else if (n <= 2 * kWarp) {
+      launch.template operator()<2>();
+    } else {
+      launch.template operator()<4>();
+    }
   } else {
     row_split_narrow<W, T, I><<<blocks, kBlock, 0, ctx.stream>>>(
         A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta, C);
