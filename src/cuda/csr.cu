@@ -28,6 +28,7 @@ namespace {
 constexpr int kBlock = 256;  ///< threads per block, every kernel
 constexpr int kWarpsPerBlock = kBlock / kWarpSize;
 constexpr int kMergeItems = 7;              ///< merge-path items per thread
+constexpr int kMergeItemsLocal = 11;        ///< the same, for rows with local columns
 constexpr std::int64_t kNoRow = INT64_MAX;  ///< key of lanes without a nonzero
 constexpr int kUnroll = 4;                  ///< entries per lane per batch in the V-lane kernels
 
@@ -460,25 +461,29 @@ const MergePlan<I>& merge_plan(const Csr<T, I>& A, std::int64_t tile, cudaStream
 
 template <class I>
 __global__ void __launch_bounds__(kBlock)
-    row_stats_kernel(std::int64_t rows, const I* __restrict__ row_ptr,
+    row_stats_kernel(std::int64_t rows, const I* __restrict__ row_ptr, const I* __restrict__ col,
                      unsigned long long* __restrict__ out) {
   // Phase 1: grid-stride over the rows.
-  unsigned long long longest = 0, empty = 0;
+  unsigned long long longest = 0, empty = 0, spread = 0;
   for (std::int64_t r = blockIdx.x * std::int64_t{kBlock} + threadIdx.x; r < rows;
        r += std::int64_t{gridDim.x} * kBlock) {
-    const auto len = static_cast<unsigned long long>(row_ptr[r + 1] - row_ptr[r]);
+    const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
+    const auto len = static_cast<unsigned long long>(end - begin);
     longest = max(longest, len);
     empty += len == 0 ? 1 : 0;
+    if (len > 1) spread += static_cast<unsigned long long>(col[end - 1] - col[begin]);
   }
   // Phase 2: warp reduction, one atomic per warp (integers: order-independent).
 #pragma unroll
   for (int offset = kWarpSize / 2; offset > 0; offset >>= 1) {
     longest = max(longest, __shfl_down_sync(kFullMask, longest, offset));
     empty += __shfl_down_sync(kFullMask, empty, offset);
+    spread += __shfl_down_sync(kFullMask, spread, offset);
   }
   if (threadIdx.x % kWarpSize == 0) {
     atomicMax(out, longest);
     atomicAdd(out + 1, empty);
+    atomicAdd(out + 2, spread);
   }
 }
 
@@ -559,7 +564,15 @@ void launch_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStr
 
 template <Value T, Index I>
 void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
-  launch_merge<kMergeItems>(alpha, A, x, beta, y, ctx.stream);
+  // Local rows (mean column spread within a tenth of the columns: stencils,
+  // FEM, banded) take 11 path items per thread, scattered ones 7: on the
+  // H100 benchmark 11 items were 4-10% faster on the stencils and FEM
+  // matrices and 3-10% slower on random, R-MAT and Chung-Lu ones.
+  if (csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols())) {
+    launch_merge<kMergeItemsLocal>(alpha, A, x, beta, y, ctx.stream);
+  } else {
+    launch_merge<kMergeItems>(alpha, A, x, beta, y, ctx.stream);
+  }
 }
 
 template <Value T, Index I>
@@ -570,15 +583,16 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
     s.nnz = A.nnz();
     if (s.rows == 0) return s;
     s.mean = static_cast<double>(s.nnz) / static_cast<double>(s.rows);
-    Array<unsigned long long> out(2, Space::Device);
+    Array<unsigned long long> out(3, Space::Device);
     check(cudaMemset(out.data(), 0, out.bytes()), "cudaMemset(row stats)");
     const unsigned grid =
         std::min<unsigned>(grid_size(s.rows, kBlock, "row_stats_kernel"), 8u * sm_count());
-    row_stats_kernel<<<grid, kBlock>>>(s.rows, A.row_ptr().data(), out.data());
+    row_stats_kernel<<<grid, kBlock>>>(s.rows, A.row_ptr().data(), A.col_idx().data(), out.data());
     check_launch("row_stats_kernel");
     const std::vector<unsigned long long> v = out.to_vector();  // synchronous
     s.max_len = static_cast<std::int64_t>(v[0]);
     s.empty_rows = static_cast<std::int64_t>(v[1]);
+    s.mean_spread = static_cast<double>(v[2]) / static_cast<double>(s.rows);
     return s;
   });
 }

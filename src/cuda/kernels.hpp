@@ -47,6 +47,8 @@ struct CsrRowStats {
   std::int64_t max_len = 0;
   std::int64_t empty_rows = 0;
   double mean = 0;  ///< nnz / rows
+  /// Mean over rows of (last column - first column), 0 for rows of < 2 entries.
+  double mean_spread = 0;
 };
 template <Value T, Index I>
 CsrRowStats csr_row_stats(const Csr<T, I>& A);
