@@ -11,6 +11,7 @@
 #include "core/instantiate.hpp"
 #include "core/spmm_backend.hpp"
 #include "cuda/batch_kernels.hpp"
+#include "cuda/blocked_kernels.hpp"
 #include "cuda/kernels.hpp"
 
 namespace spx::detail {
@@ -45,6 +46,7 @@ void register_cuda_kernels(Registry<T, I>& reg) {
   baselines::register_cusparse(reg);
   spx::cuda::register_batch_kernels(reg);  // batched SpMV (src/cuda/register_batch.cu)
   register_cuda_spmm_kernels(reg);
+  register_cuda_blocked_kernels(reg);  // DIA, HDI, BCSR (src/cuda/register_blocked.cu)
 }
 
 #define SPX_INST(T, I) template void register_cuda_kernels(Registry<T, I>&);

@@ -1,0 +1,276 @@
+// cuSPARSE BSR SpMV as registry baselines for BCSR:
+//
+//   CusparseBsrAlg1  generic API: cusparseCreateConstBsr (column-major blocks,
+//                    CUSPARSE_ORDER_COL; 32- or 64-bit indices) and
+//                    cusparseSpMV with CUSPARSE_SPMV_BSR_ALG1.
+//   CusparseBsrmv    legacy cusparseSbsrmv / cusparseDbsrmv (still declared,
+//                    not deprecated, in CUDA 13's cusparse.h) with
+//                    CUSPARSE_DIRECTION_COLUMN; 32-bit indices only.
+//
+// Both take SpX's BCSR arrays as they are (square b×b column-major blocks,
+// zero-based block row pointers and block columns). Refusals (can_run): b = 1
+// (bsrmv documents blockDim > 1; for both, b = 1 is plain CSR, which the CSR
+// baselines cover) and, for bsrmv, 64-bit indices.
+//
+// Shapes: cuSPARSE sees an (mb·b) × (nb·b) matrix and reads x / writes y over
+// those padded lengths. When rows or cols is not a multiple of b, x is copied
+// into zero-padded scratch and y goes through scratch of mb·b entries
+// (stream-ordered copies; the padded rows are dropped). With beta = 0, y (or
+// its scratch) is zeroed first: cuSPARSE does not document that BSR SpMV
+// leaves y unread then, and SpX's contract is that NaN in y must not
+// propagate. Each guard costs one pass over y, small next to the blocks.
+//
+// Handles: one per host thread and device (as src/baselines/cusparse.cpp),
+// bound to each call's stream. The generic descriptor and work buffer, and
+// the legacy matrix descriptor, are created on the first call and kept in the
+// matrix's structure cache (keys: CacheTag::Cusparse with the cuSPARSE
+// algorithm value, and kBsrmvKey for bsrmv). The cached work buffer is shared
+// by every call on that matrix, so concurrent calls on one matrix from several
+// streams are not supported for these baselines.
+#include "baselines/cusparse_bsr.hpp"
+
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/instantiate.hpp"
+#include "cuda/check.hpp"
+#include "cuda/kernels.hpp"
+#include "cuda/launch.hpp"
+#include "spx/core/array.hpp"
+
+namespace spx::baselines {
+namespace {
+
+/// Structure-cache parameter of the bsrmv descriptor (not a cusparseSpMVAlg_t
+/// value, so it cannot collide with the generic plans).
+constexpr std::uint64_t kBsrmvKey = 0x100;
+
+/// Throws CudaError naming the call and the baseline.
+void check(cusparseStatus_t status, std::string_view call, std::string_view what) {
+  if (status != CUSPARSE_STATUS_SUCCESS)
+    throw CudaError(fmt::format("{} ({}) failed: {} (cuSPARSE status {})", call, what,
+                                cusparseGetErrorString(status), static_cast<int>(status)));
+}
+
+/// The calling thread's handle for the current device.
+cusparseHandle_t handle() {
+  struct Handles {
+    std::vector<cusparseHandle_t> by_device;
+    Handles() = default;
+    Handles(const Handles&) = delete;
+    Handles& operator=(const Handles&) = delete;
+    ~Handles() {
+      for (cusparseHandle_t h : by_device)
+        if (h != nullptr) cusparseDestroy(h);
+    }
+  };
+  thread_local Handles handles;
+  int device = 0;
+  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  const auto d = static_cast<std::size_t>(device);
+  if (handles.by_device.size() <= d) handles.by_device.resize(d + 1, nullptr);
+  cusparseHandle_t& h = handles.by_device[d];
+  if (h == nullptr) check(cusparseCreate(&h), "cusparseCreate", "BSR baselines");
+  return h;
+}
+
+template <Value T>
+constexpr cudaDataType value_type() {
+  return std::same_as<T, float> ? CUDA_R_32F : CUDA_R_64F;
+}
+template <Index I>
+constexpr cusparseIndexType_t index_type() {
+  return std::same_as<I, std::int32_t> ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
+}
+
+std::int64_t block_cols(std::int64_t cols, std::int64_t b) {
+  return (cols + b - 1) / b;
+}
+
+/// Runs product(px, py) with px holding nb·b entries of x and py mb·b entries
+/// of y (zero padding past cols and rows), and y left with the result.
+template <Value T, Index I, class Product>
+void on_padded_vectors(const Bcsr<T, I>& A, const T* x, T beta, T* y, cudaStream_t stream,
+                       Product&& product) {
+  const std::int64_t b = A.block_size(), m = A.rows(), n = A.cols();
+  const std::int64_t pm = A.block_rows() * b, pn = block_cols(n, b) * b;
+  const auto bytes = [](std::int64_t count) { return static_cast<std::size_t>(count) * sizeof(T); };
+  if (pm == m && pn == n) {
+    if (beta == T{0}) cuda::check(cudaMemsetAsync(y, 0, bytes(m), stream), "cudaMemsetAsync(y)");
+    product(x, y);
+    return;
+  }
+  const std::size_t y_offset = (bytes(pn) + 255) / 256 * 256;
+  const cuda::StreamScratch scratch(y_offset + bytes(pm), stream);
+  T* px = scratch.as<T>();
+  T* py = reinterpret_cast<T*>(scratch.as<unsigned char>() + y_offset);
+  cuda::check(cudaMemcpyAsync(px, x, bytes(n), cudaMemcpyDeviceToDevice, stream),
+              "cudaMemcpyAsync(padded x)");
+  if (pn > n)
+    cuda::check(cudaMemsetAsync(px + n, 0, bytes(pn - n), stream), "cudaMemsetAsync(padded x)");
+  cuda::check(cudaMemsetAsync(py, 0, bytes(pm), stream), "cudaMemsetAsync(padded y)");
+  if (beta != T{0})
+    cuda::check(cudaMemcpyAsync(py, y, bytes(m), cudaMemcpyDeviceToDevice, stream),
+                "cudaMemcpyAsync(padded y)");
+  product(static_cast<const T*>(px), py);
+  cuda::check(cudaMemcpyAsync(y, py, bytes(m), cudaMemcpyDeviceToDevice, stream),
+              "cudaMemcpyAsync(y from padded y)");
+}
+
+// ---- generic API: CUSPARSE_SPMV_BSR_ALG1 -------------------------------------
+
+/// The matrix descriptor and work buffer of one matrix.
+struct GenericPlan {
+  cusparseConstSpMatDescr_t mat = nullptr;
+  mutable Array<std::byte> buffer;  ///< device; cuSPARSE writes it during calls
+
+  GenericPlan() = default;
+  GenericPlan(GenericPlan&& o) noexcept
+      : mat(std::exchange(o.mat, nullptr)), buffer(std::move(o.buffer)) {}
+  GenericPlan& operator=(GenericPlan&&) = delete;
+  ~GenericPlan() {
+    if (mat != nullptr) cusparseDestroySpMat(mat);
+  }
+};
+
+/// Dense-vector descriptors for one call.
+struct DnVecs {
+  cusparseConstDnVecDescr_t x = nullptr;
+  cusparseDnVecDescr_t y = nullptr;
+  DnVecs() = default;
+  DnVecs(const DnVecs&) = delete;
+  DnVecs& operator=(const DnVecs&) = delete;
+  ~DnVecs() {
+    if (x != nullptr) cusparseDestroyDnVec(x);
+    if (y != nullptr) cusparseDestroyDnVec(y);
+  }
+};
+
+constexpr std::string_view kAlg1 = "BSR, CUSPARSE_SPMV_BSR_ALG1";
+
+template <Value T, Index I>
+void spmv_bsr_alg1(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
+  constexpr cudaDataType type = value_type<T>();
+  constexpr cusparseSpMVAlg_t alg = CUSPARSE_SPMV_BSR_ALG1;
+  const std::int64_t b = A.block_size();
+  const std::int64_t mb = A.block_rows(), nb = block_cols(A.cols(), b);
+  cusparseHandle_t h = handle();
+  check(cusparseSetStream(h, ctx.stream), "cusparseSetStream", kAlg1);
+  on_padded_vectors(A, x, beta, y, ctx.stream, [&](const T* px, T* py) {
+    DnVecs v;
+    check(cusparseCreateConstDnVec(&v.x, nb * b, px, type), "cusparseCreateConstDnVec(x)", kAlg1);
+    check(cusparseCreateDnVec(&v.y, mb * b, py, type), "cusparseCreateDnVec(y)", kAlg1);
+    const GenericPlan& plan = A.structure_cache().template get<GenericPlan>(
+        cuda::cache_key(cuda::CacheTag::Cusparse, static_cast<std::uint64_t>(alg)), [&] {
+          GenericPlan p;
+          check(cusparseCreateConstBsr(&p.mat, mb, nb, A.blocks(), b, b, A.block_ptr().data(),
+                                       A.block_col().data(), A.values().data(), index_type<I>(),
+                                       index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, type,
+                                       CUSPARSE_ORDER_COL),
+                "cusparseCreateConstBsr", kAlg1);
+          std::size_t bytes = 0;
+          check(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat, v.x,
+                                        &beta, v.y, type, alg, &bytes),
+                "cusparseSpMV_bufferSize", kAlg1);
+          p.buffer = Array<std::byte>(bytes, Space::Device);
+          return p;
+        });
+    check(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan.mat, v.x, &beta, v.y, type,
+                       alg, plan.buffer.data()),
+          "cusparseSpMV", kAlg1);
+  });
+}
+
+// ---- legacy API: cusparse<t>bsrmv -------------------------------------------
+
+/// The legacy general-matrix descriptor (zero-based).
+struct LegacyDescr {
+  cusparseMatDescr_t descr = nullptr;
+  LegacyDescr() = default;
+  LegacyDescr(LegacyDescr&& o) noexcept : descr(std::exchange(o.descr, nullptr)) {}
+  LegacyDescr& operator=(LegacyDescr&&) = delete;
+  ~LegacyDescr() {
+    if (descr != nullptr) cusparseDestroyMatDescr(descr);
+  }
+};
+
+constexpr std::string_view kBsrmv = "BSR, cusparse<t>bsrmv";
+
+template <Value T, Index I>
+void spmv_bsrmv(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
+  if constexpr (!std::same_as<I, std::int32_t>) {
+    throw Unsupported("cuSPARSE bsrmv takes 32-bit indices");  // can_run refuses first
+  } else {
+    const int b = A.block_size();
+    const int mb = static_cast<int>(A.block_rows());
+    const int nb = static_cast<int>(block_cols(A.cols(), b));
+    const int nnzb = static_cast<int>(A.blocks());
+    cusparseHandle_t h = handle();
+    check(cusparseSetStream(h, ctx.stream), "cusparseSetStream", kBsrmv);
+    const LegacyDescr& d = A.structure_cache().template get<LegacyDescr>(
+        cuda::cache_key(cuda::CacheTag::Cusparse, kBsrmvKey), [] {
+          LegacyDescr l;
+          check(cusparseCreateMatDescr(&l.descr), "cusparseCreateMatDescr", kBsrmv);
+          check(cusparseSetMatType(l.descr, CUSPARSE_MATRIX_TYPE_GENERAL), "cusparseSetMatType",
+                kBsrmv);
+          check(cusparseSetMatIndexBase(l.descr, CUSPARSE_INDEX_BASE_ZERO),
+                "cusparseSetMatIndexBase", kBsrmv);
+          return l;
+        });
+    on_padded_vectors(A, x, beta, y, ctx.stream, [&](const T* px, T* py) {
+      cusparseStatus_t status;
+      if constexpr (std::same_as<T, float>) {
+        status = cusparseSbsrmv(h, CUSPARSE_DIRECTION_COLUMN, CUSPARSE_OPERATION_NON_TRANSPOSE, mb,
+                                nb, nnzb, &alpha, d.descr, A.values().data(), A.block_ptr().data(),
+                                A.block_col().data(), b, px, &beta, py);
+      } else {
+        status = cusparseDbsrmv(h, CUSPARSE_DIRECTION_COLUMN, CUSPARSE_OPERATION_NON_TRANSPOSE, mb,
+                                nb, nnzb, &alpha, d.descr, A.values().data(), A.block_ptr().data(),
+                                A.block_col().data(), b, px, &beta, py);
+      }
+      check(status, "cusparse<t>bsrmv", kBsrmv);
+    });
+  }
+}
+
+}  // namespace
+
+template <Value T, Index I>
+void register_cusparse_bsr(Registry<T, I>& reg) {
+  using M = Bcsr<T, I>;
+  // Neither is documented as bitwise reproducible.
+  const auto info = [](Algorithm a) {
+    return KernelInfo{Op::Spmv, Format::Bcsr, a, Backend::Cuda, false, true};
+  };
+  const auto not_csr = [](const M& A) -> std::string {
+    return A.block_size() >= 2 ? std::string()
+                               : "cuSPARSE BSR needs b >= 2 (b = 1 is plain CSR: compare with "
+                                 "the cuSPARSE CSR baselines)";
+  };
+  reg.template add_spmv<M>(info(Algorithm::CusparseBsrAlg1), not_csr, spmv_bsr_alg1<T, I>);
+  reg.template add_spmv<M>(
+      info(Algorithm::CusparseBsrmv),
+      [not_csr](const M& A) -> std::string {
+        if (!std::same_as<I, std::int32_t>)
+          return "cuSPARSE bsrmv takes 32-bit indices (int); this matrix has 64-bit indices "
+                 "(use cusparse_bsr_alg1 or an int32 matrix)";
+        return not_csr(A);
+      },
+      spmv_bsrmv<T, I>);
+}
+
+#define SPX_INST(T, I) template void register_cusparse_bsr(Registry<T, I>&);
+SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+#undef SPX_INST
+
+}  // namespace spx::baselines

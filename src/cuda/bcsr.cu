@@ -1,0 +1,363 @@
+// BCSR SpMV on the GPU: the three algorithms of the BCSR paper (Eberhardt and
+// Hoemmen 2016, §III-D), adapted to keep many loads in flight.
+//
+// Layout (include/spx/formats/bcsr.hpp): block k of block row R is b×b,
+// column-major, at values[k·b² + c·b + r]. A block row is thus a dense
+// column-major b × (blocks·b) strip: its column positions p = k·b + c are
+// consecutive, and entry r of position p sits at values[p·b + r].
+//
+//   block-by-block  (b ≤ 5)  a warp per block row; lane = s·b² + c·b + r covers
+//                            entry (r, c) of the s-th of 32/b² whole blocks; the
+//                            warp steps 32/b² blocks at a time, so c never
+//                            changes and x needs no division.
+//   block-by-column (b ≤ 32) a warp per block row; lane = j·b + r covers entry r
+//                            of the j-th of floor(32/b) whole columns; the warp
+//                            steps floor(32/b) column positions at a time, each
+//                            lane carrying its (block, column) pair along.
+//   row-shared      (b ≥ 16) a group of 16 (b = 16) or 32 lanes per block row,
+//                            a lane per row; for each block the group stages the
+//                            block's b entries of x in shared memory (one
+//                            coalesced load) and every lane runs down its row of
+//                            the block (paper Algorithm 5, a warp's groups
+//                            instead of a thread block, so only __syncwarp).
+//
+// The two warp algorithms load U sweeps before any multiply (U = 8 for a
+// compile-time b ≥ 3, else 4: at b ≤ 2 one sweep already covers 8+ blocks),
+// so a lane has U value loads and U x loads in flight; a sweep reads
+// consecutive values (the warp's lanes cover consecutive positions of the
+// strip: coalesced). Their partial sums are reduced over the lanes of equal r
+// with shuffles in a fixed tree order. Row-shared unrolls the b loads of a
+// lane's row of a block. Values are read with the streaming hint (read once),
+// x and the indices through the read-only path.
+//
+// Ragged edges: rows and columns past the matrix are zero padding. x is read
+// only below cols (the padded columns' x is taken as 0), y written only below
+// rows. Every kernel is deterministic (fixed order, no atomics).
+//
+// Compile-time block sizes (the loops over a block have fixed trip counts):
+// block-by-block 2, 3, 4; block-by-column 2, 3, 4, 6, 8, 16, 32; row-shared
+// 16, 32; every other b in each algorithm's range takes the same kernel with
+// a runtime b.
+//
+// Auto rule (choose_bcsr), following the paper's measurements (§IV-B, Fig. 9):
+// b ∈ {1, 2, 4} → block-by-block (whole blocks fill the warp, no idle lane);
+// other b < 16 → block-by-column (fewer idle lanes than by-block for b = 3, 5;
+// by-block cannot run above 5); b ≥ 16 → row-shared (coalesced x staging and
+// b independent loads per lane, no reduction).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "core/instantiate.hpp"
+#include "cuda/blocked_kernels.hpp"
+#include "cuda/check.hpp"
+#include "cuda/launch.hpp"
+#include "cuda/primitives.cuh"
+
+namespace spx::cuda {
+namespace {
+
+constexpr int kBlock = 256;  ///< threads per block
+constexpr int kWarpsPerBlock = kBlock / kWarpSize;
+constexpr int kStage = 4;  ///< row-shared: blocks whose x is staged at once
+
+template <class T, class I>
+struct BcsrArgs {
+  std::int64_t block_rows, rows, cols;
+  int b;
+  const I* block_ptr;
+  const I* block_col;
+  const T* values;
+  const T* x;
+  T alpha, beta;
+  T* y;
+};
+
+template <Value T, Index I>
+BcsrArgs<T, I> args_of(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y) {
+  return {A.block_rows(),
+          std::int64_t{A.rows()},
+          std::int64_t{A.cols()},
+          A.block_size(),
+          A.block_ptr().data(),
+          A.block_col().data(),
+          A.values().data(),
+          x,
+          alpha,
+          beta,
+          y};
+}
+
+/// x[col] for a column below cols, 0 otherwise (padding columns, or col < 0
+/// for an idle slot).
+template <class T>
+__device__ __forceinline__ T x_at(const T* __restrict__ x, std::int64_t col, std::int64_t cols) {
+  return col >= 0 && col < cols ? __ldg(x + col) : T{0};
+}
+
+/// For each r, the sum of v over the lanes j·b + r with j < nj; the result
+/// is valid in lanes 0..b-1 (j = 0). A tree in a fixed order (deterministic);
+/// every lane of the warp must call it.
+template <class T>
+__device__ __forceinline__ T sum_over_columns(T v, int j, int b, int nj) {
+  int stride = 1;
+  while (stride < nj)
+    stride <<= 1;
+  for (stride >>= 1; stride >= 1; stride >>= 1) {
+    const T other = __shfl_down_sync(kFullMask, v, stride * b);
+    if (j < stride && j + stride < nj) v += other;
+  }
+  return v;
+}
+
+// ---- block row per warp: by block and by column -----------------------------
+
+/// B > 0: compile-time block size; B = 0: a.b. ByBlock: the warp covers whole
+/// blocks (nj = (32 / b²)·b column slots); else whole columns (nj = 32 / b).
+template <int B, bool ByBlock, class T, class I>
+__global__ void __launch_bounds__(kBlock) bcsr_warp_kernel(BcsrArgs<T, I> a) {
+  constexpr int U = B >= 3 ? 8 : 4;  // sweeps loaded before multiplying
+  const std::int64_t R = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) / kWarpSize;
+  const int lane = threadIdx.x % kWarpSize;
+  if (R >= a.block_rows) return;  // warp-uniform
+  const int b = B > 0 ? B : a.b;
+  const int bb = b * b;
+  const int nj = ByBlock ? (kWarpSize / bb) * b : kWarpSize / b;  // column slots per sweep
+  const int j = lane / b, r = lane - j * b;
+  const bool active = j < nj;
+  // A sweep advances every lane by nj column positions: `step` blocks and
+  // `rem` columns (rem = 0 by block: the lane's column c never changes).
+  const int step = nj / b, rem = ByBlock ? 0 : nj - (nj / b) * b;
+  const std::int64_t k0 = a.block_ptr[R], k1 = a.block_ptr[R + 1];
+  std::int64_t blk = k0 + j / b;  // this lane's block and column within it
+  int c = j - (j / b) * b;
+  T sum = 0;
+  while (__any_sync(kFullMask, active && blk < k1)) {
+    // Phase 1: U sweeps of values and block columns (independent loads).
+    T v[U];
+    std::int64_t col[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const bool ok = active && blk < k1;
+      v[u] = ok ? __ldcs(a.values + blk * bb + c * b + r) : T{0};
+      col[u] = ok ? static_cast<std::int64_t>(__ldg(a.block_col + blk)) * b + c : -1;
+      blk += step;
+      if (!ByBlock) {
+        c += rem;
+        if (c >= b) {
+          c -= b;
+          ++blk;
+        }
+      }
+    }
+    // Phase 2: the x entries (independent loads), then the products.
+    T xv[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      xv[u] = x_at(a.x, col[u], a.cols);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      sum += v[u] * xv[u];
+  }
+  // Phase 3: reduce over the lanes of equal r; lanes 0..b-1 store real rows.
+  sum = sum_over_columns(sum, j, b, nj);
+  if (lane < b) {
+    const std::int64_t row = R * b + lane;
+    if (row < a.rows) store_axpby(a.y, row, a.alpha, sum, a.beta);
+  }
+}
+
+// ---- row per thread, x staged in shared memory ------------------------------
+
+/// B > 0: compile-time block size; B = 0: a.b (16 ≤ b ≤ 32).
+template <int B, class T, class I>
+__global__ void __launch_bounds__(kBlock) bcsr_row_shared_kernel(BcsrArgs<T, I> a) {
+  // Per warp: kStage blocks of x per group, plus one slot of padding between
+  // the two groups (b = 16) so their broadcast reads fall in different banks.
+  __shared__ T staged[kWarpsPerBlock][kStage * kWarpSize + 2];
+  const int b = B > 0 ? B : a.b;
+  const int bb = b * b;
+  const int width = b <= 16 ? 16 : 32;  // lanes per block row
+  const int groups = kWarpSize / width;
+  const int lane = threadIdx.x % kWarpSize;
+  const std::int64_t warp = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) / kWarpSize;
+  if (warp * groups >= a.block_rows) return;  // warp-uniform
+  const int g = lane / width, r = lane - g * width;
+  const std::int64_t R = warp * groups + g;
+  const bool row_ok = R < a.block_rows;
+  const bool lane_ok = r < b;  // a row of the block
+  const std::int64_t k0 = row_ok ? std::int64_t{a.block_ptr[R]} : 0;
+  const std::int64_t k1 = row_ok ? std::int64_t{a.block_ptr[R + 1]} : 0;
+  T* sx = staged[threadIdx.x / kWarpSize] + g * (kStage * width + 1);
+  T sum = 0;
+  for (std::int64_t base = k0; __any_sync(kFullMask, base < k1); base += kStage) {
+    // Phase 1: stage x of the next kStage blocks (lane r loads entry r of
+    // each: coalesced, kStage independent loads).
+#pragma unroll
+    for (int s = 0; s < kStage; ++s) {
+      const std::int64_t k = base + s;
+      const std::int64_t col =
+          lane_ok && k < k1 ? static_cast<std::int64_t>(__ldg(a.block_col + k)) * b + r : -1;
+      sx[s * width + r] = x_at(a.x, col, a.cols);
+    }
+    __syncwarp();
+    // Phase 2: each lane runs down its row of each staged block.
+#pragma unroll 1
+    for (int s = 0; s < kStage; ++s) {
+      const std::int64_t k = base + s;
+      if (lane_ok && k < k1) {
+        const T* row = a.values + k * bb + r;
+        const T* xs = sx + s * width;
+        if constexpr (B > 0) {
+          // All B loads first (B in flight), then the multiply-adds.
+          T v[B];
+#pragma unroll
+          for (int c = 0; c < B; ++c)
+            v[c] = __ldcs(row + c * B);
+#pragma unroll
+          for (int c = 0; c < B; ++c)
+            sum += v[c] * xs[c];
+        } else {
+          // Runtime b: 8 loads at a time.
+          for (int c0 = 0; c0 < b; c0 += 8) {
+            T v[8];
+#pragma unroll
+            for (int u = 0; u < 8; ++u)
+              v[u] = c0 + u < b ? __ldcs(row + (c0 + u) * b) : T{0};
+#pragma unroll
+            for (int u = 0; u < 8; ++u)
+              if (c0 + u < b) sum += v[u] * xs[c0 + u];
+          }
+        }
+      }
+    }
+    __syncwarp();  // the staged x is overwritten next round
+  }
+  if (row_ok && lane_ok) {
+    const std::int64_t row = R * b + r;
+    if (row < a.rows) store_axpby(a.y, row, a.alpha, sum, a.beta);
+  }
+}
+
+// ---- launchers --------------------------------------------------------------
+
+template <int B, bool ByBlock, class T, class I>
+void launch_warp(const BcsrArgs<T, I>& a, cudaStream_t stream) {
+  const char* name = ByBlock ? "bcsr_by_block_kernel" : "bcsr_by_column_kernel";
+  const unsigned grid = grid_size(a.block_rows * kWarpSize, kBlock, name);
+  bcsr_warp_kernel<B, ByBlock><<<grid, kBlock, 0, stream>>>(a);
+  check_launch(name);
+}
+
+template <int B, class T, class I>
+void launch_row_shared(const BcsrArgs<T, I>& a, cudaStream_t stream) {
+  const std::int64_t groups = a.b <= 16 ? 2 : 1;
+  const std::int64_t warps = (a.block_rows + groups - 1) / groups;
+  const unsigned grid = grid_size(warps * kWarpSize, kBlock, "bcsr_row_shared_kernel");
+  bcsr_row_shared_kernel<B><<<grid, kBlock, 0, stream>>>(a);
+  check_launch("bcsr_row_shared_kernel");
+}
+
+/// Raised when a launcher is called outside its range (the dispatcher checks
+/// can_run first, so only a direct call gets here).
+void require(Algorithm algorithm, int b) {
+  if (std::string reason = bcsr_refusal(algorithm, b); !reason.empty()) throw Unsupported(reason);
+}
+
+}  // namespace
+
+std::string bcsr_refusal(Algorithm algorithm, int b) {
+  const std::string has = "; this matrix has b = " + std::to_string(b);
+  switch (algorithm) {
+    case Algorithm::BlockByBlock:
+      return b <= 5 ? std::string()
+                    : "block_by_block needs b <= 5 (a warp's 32 lanes cover whole b x b blocks)" +
+                          has + " (use block_by_column)";
+    case Algorithm::BlockByColumn:
+      return b >= 1 && b <= 32 ? std::string()
+                               : "block_by_column needs b <= 32 (a warp's 32 lanes cover whole "
+                                 "block columns)" +
+                                     has;
+    case Algorithm::BlockRowShared:
+      return b >= 16 && b <= 32
+                 ? std::string()
+                 : "block_row_shared needs 16 <= b <= 32 (a lane per row of a block row; smaller "
+                   "blocks leave most lanes idle)" +
+                       has + " (use block_by_block or block_by_column)";
+    default:
+      return "not a GPU BCSR algorithm: " + std::string(to_string(algorithm));
+  }
+}
+
+Algorithm choose_bcsr(int b) {
+  if (b == 1 || b == 2 || b == 4) return Algorithm::BlockByBlock;
+  if (b < 16) return Algorithm::BlockByColumn;
+  return Algorithm::BlockRowShared;
+}
+
+template <Value T, Index I>
+void spmv_bcsr_by_block(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y,
+                        const ExecContext& ctx) {
+  require(Algorithm::BlockByBlock, A.block_size());
+  const BcsrArgs<T, I> a = args_of(alpha, A, x, beta, y);
+  switch (a.b) {
+    case 2:
+      return launch_warp<2, true>(a, ctx.stream);
+    case 3:
+      return launch_warp<3, true>(a, ctx.stream);
+    case 4:
+      return launch_warp<4, true>(a, ctx.stream);
+    default:  // 1, 5
+      return launch_warp<0, true>(a, ctx.stream);
+  }
+}
+
+template <Value T, Index I>
+void spmv_bcsr_by_column(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y,
+                         const ExecContext& ctx) {
+  require(Algorithm::BlockByColumn, A.block_size());
+  const BcsrArgs<T, I> a = args_of(alpha, A, x, beta, y);
+  switch (a.b) {
+    case 2:
+      return launch_warp<2, false>(a, ctx.stream);
+    case 3:
+      return launch_warp<3, false>(a, ctx.stream);
+    case 4:
+      return launch_warp<4, false>(a, ctx.stream);
+    case 6:
+      return launch_warp<6, false>(a, ctx.stream);
+    case 8:
+      return launch_warp<8, false>(a, ctx.stream);
+    case 16:
+      return launch_warp<16, false>(a, ctx.stream);
+    case 32:
+      return launch_warp<32, false>(a, ctx.stream);
+    default:
+      return launch_warp<0, false>(a, ctx.stream);
+  }
+}
+
+template <Value T, Index I>
+void spmv_bcsr_row_shared(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y,
+                          const ExecContext& ctx) {
+  require(Algorithm::BlockRowShared, A.block_size());
+  const BcsrArgs<T, I> a = args_of(alpha, A, x, beta, y);
+  switch (a.b) {
+    case 16:
+      return launch_row_shared<16>(a, ctx.stream);
+    case 32:
+      return launch_row_shared<32>(a, ctx.stream);
+    default:  // 17..31
+      return launch_row_shared<0>(a, ctx.stream);
+  }
+}
+
+#define SPX_INST(T, I)                                                                          \
+  template void spmv_bcsr_by_block(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&);  \
+  template void spmv_bcsr_by_column(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&); \
+  template void spmv_bcsr_row_shared(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&);
+SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+#undef SPX_INST
+
+}  // namespace spx::cuda
