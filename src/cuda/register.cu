@@ -12,6 +12,7 @@
 #include "core/spmm_backend.hpp"
 #include "cuda/batch_kernels.hpp"
 #include "cuda/blocked_kernels.hpp"
+#include "cuda/ellpack_kernels.hpp"
 #include "cuda/kernels.hpp"
 
 namespace spx::detail {
@@ -41,6 +42,8 @@ void register_cuda_kernels(Registry<T, I>& reg) {
   reg.template add_spmv<CooM>(info(Algorithm::Segmented, false), always<CooM>,
                               cuda::spmv_coo_segmented<T, I>);
   reg.template set_spmv_auto<CooM>(Backend::Cuda, [](const CooM&) { return Algorithm::Segmented; });
+
+  register_cuda_ellpack_kernels(reg);  // ELL, SELL, HLL, JAD, HYB (src/cuda/register_ellpack.cu)
 
   // Baselines (tests and benchmark only; Auto never picks them).
   baselines::register_cusparse(reg);

@@ -1,0 +1,98 @@
+// Launchers of the CUDA SpMV kernels for the ELLPACK family and its
+// relatives: ELL, SELL-C-σ / SELL-P, HLL, JAD and HYB (src/cuda/ell.cu,
+// sell.cu, hll.cu, jad.cu, hyb.cu), their Auto rules, and the registration
+// entry point (src/cuda/register_ellpack.cu). Same contract as kernels.hpp: a
+// launcher sees a device matrix with rows > 0, nnz > 0 and alpha != 0,
+// enqueues its kernels on ctx.stream without synchronizing, and never reads y
+// when beta == 0. No fmt here: .cu files include this header.
+#pragma once
+
+#include <cstdint>
+
+#include "spx/matrix.hpp"
+#include "spx/registry.hpp"
+
+namespace spx::cuda {
+
+// ---- ELL (ell.cu) -------------------------------------------------------------
+
+/// One thread per row, reading the column-major arrays (coalesced across the
+/// warp's consecutive rows) up to the row's length: padding is never read.
+template <Value T, Index I>
+void spmv_ell_thread(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+/// Two threads per row, each taking alternate entries of the row; the two
+/// partial sums are added in a fixed order (deterministic).
+template <Value T, Index I>
+void spmv_ell_two_threads(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y,
+                          const ExecContext&);
+
+/// The Auto rule shared by ELL, HLL and HYB's ELL part: TwoThreadsPerRow when
+/// rows are long (mean > 24 entries) or when the matrix has fewer rows than
+/// the GPU holds resident threads and rows of more than 8 entries; else
+/// ThreadPerRow (documented in ell.cu and docs/architecture.md).
+Algorithm choose_ellpack_threads(std::int64_t rows, std::int64_t nnz);
+
+template <Value T, Index I>
+Algorithm choose_ell(const Ell<T, I>& A);
+
+// ---- SELL-C-σ / SELL-P (sell.cu) ----------------------------------------------
+
+/// One thread per stored row; results go to y[perm[i]].
+template <Value T, Index I>
+void spmv_sell_thread(T alpha, const Sell<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+/// SELL-P: V lanes per stored row, V = the format's threads_per_row when it
+/// is a power of two up to 32 (the next power of two, at most 32, otherwise);
+/// partial sums combined in shared memory in a fixed order.
+template <Value T, Index I>
+void spmv_sell_threads(T alpha, const Sell<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+/// Lanes per row the SELL-P kernel uses for a format built with
+/// `threads_per_row`.
+int sell_lanes(int threads_per_row);
+
+/// Auto for SELL: ThreadsPerRow when the format was built for more than one
+/// thread per row (threads_per_row > 1), ThreadPerRow otherwise.
+template <Value T, Index I>
+Algorithm choose_sell(const Sell<T, I>& A);
+
+/// A copy of the SELL column indices with every padding entry set to -1, as
+/// cuSPARSE's sliced ELL expects (`out` holds A.stored() entries, device).
+/// Enqueued on `stream`.
+template <Value T, Index I>
+void sell_cusparse_columns(const Sell<T, I>& A, I* out, CUstream_st* stream);
+
+// ---- HLL (hll.cu) ---------------------------------------------------------------
+
+template <Value T, Index I>
+void spmv_hll_thread(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+template <Value T, Index I>
+void spmv_hll_two_threads(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y,
+                          const ExecContext&);
+/// Auto for HLL: choose_ellpack_threads on the mean row length.
+template <Value T, Index I>
+Algorithm choose_hll(const Hll<T, I>& A);
+
+// ---- JAD (jad.cu) ---------------------------------------------------------------
+
+/// One thread per stored (permuted) row over the jagged diagonals; results go
+/// to y[perm[i]].
+template <Value T, Index I>
+void spmv_jad(T alpha, const Jad<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
+// ---- HYB (hyb.cu) ---------------------------------------------------------------
+
+/// The ELL part (y = alpha*A_ell*x + beta*y, every row written), then the COO
+/// part's segmented kernel adding alpha*A_coo*x, in the same stream. Not
+/// deterministic (the COO part adds with atomics).
+template <Value T, Index I>
+void spmv_hyb(T alpha, const Hyb<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
+}  // namespace spx::cuda
+
+namespace spx::detail {
+
+/// Registers the ELL, SELL, HLL, JAD and HYB kernels, their Auto rules, and
+/// the cuSPARSE SELL baseline (src/cuda/register_ellpack.cu).
+template <Value T, Index I>
+void register_cuda_ellpack_kernels(Registry<T, I>& registry);
+
+}  // namespace spx::detail

@@ -1,0 +1,139 @@
+// The row kernel shared by ELL, SELL-C-σ / SELL-P and HLL (device code,
+// included by ell.cu, sell.cu and hll.cu only). The three formats differ only
+// in where entry j of stored row i lives, always at base(i) + j*stride(i)
+// (column-major inside the whole matrix, a slice or a hack), and in which
+// output row stored row i writes (SELL permutes); a small `Layout` struct
+// answers both, so one kernel template serves all three.
+//
+// Geometry: V lanes per row (V = 1, 2, ... 32), 256 threads per block, the
+// block's R = 256/V rows consecutive. Thread t of the block takes row t % R
+// and lane t / R, so the 32 threads of a warp hold 32 consecutive rows with
+// the same lane (or, for V = 16 and 32, whole groups of rows): their loads of
+// entry j fall on consecutive addresses. Lane `sub` takes the entries
+// sub, sub + V, sub + 2V, ... below the row's length: padding is never read.
+// The inner loop issues four independent loads of values, columns and x
+// before it accumulates, so that each thread keeps several loads in flight.
+// Lanes' partial sums are added through shared memory by lane 0 in lane
+// order: every kernel here is deterministic.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/check.hpp"
+#include "cuda/launch.hpp"
+#include "cuda/primitives.cuh"
+
+namespace spx::cuda::ellpack {
+
+inline constexpr int kBlock = 256;
+
+/// Where a stored row's entries lie: entry j at base + j*stride.
+struct Slot {
+  std::int64_t base;
+  std::int64_t stride;
+};
+
+/// ELL: entry j of row i at j*rows + i.
+struct EllLayout {
+  std::int64_t rows;
+  __device__ Slot slot(std::int64_t i) const { return {i, rows}; }
+  __device__ std::int64_t out(std::int64_t i) const { return i; }
+};
+
+/// SELL-C-σ: entry j of stored row i (slice s = i / C, slot r = i % C) at
+/// slice_ptr[s] + j*C + r; output row perm[i] (identity without perm).
+template <class I>
+struct SellLayout {
+  const I* slice_ptr;
+  const I* perm;  ///< nullptr: identity
+  std::int64_t C;
+  __device__ Slot slot(std::int64_t i) const {
+    const std::int64_t s = i / C;
+    return {static_cast<std::int64_t>(slice_ptr[s]) + (i - s * C), C};
+  }
+  __device__ std::int64_t out(std::int64_t i) const {
+    return perm != nullptr ? static_cast<std::int64_t>(perm[i]) : i;
+  }
+};
+
+/// HLL: entry j of row i (hack h = i / H, r = i % H) at hack_ptr[h] + j*rows_h
+/// + r, where rows_h = H except in a last, partial hack.
+template <class I>
+struct HllLayout {
+  const I* hack_ptr;
+  std::int64_t H;
+  std::int64_t rows;
+  __device__ Slot slot(std::int64_t i) const {
+    const std::int64_t h = i / H, first = h * H;
+    return {static_cast<std::int64_t>(hack_ptr[h]) + (i - first), min(H, rows - first)};
+  }
+  __device__ std::int64_t out(std::int64_t i) const { return i; }
+};
+
+/// y[out(i)] = alpha * (row i of A) x + beta * y[out(i)] for the stored rows
+/// i < rows; V lanes per row (see the top of this file).
+template <int V, class T, class I, class Layout>
+__global__ void __launch_bounds__(kBlock)
+    rows_kernel(std::int64_t rows, Layout layout, const I* __restrict__ row_len,
+                const I* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
+                T alpha, T beta, T* __restrict__ y) {
+  static_assert(V >= 1 && V <= kWarpSize && (V & (V - 1)) == 0, "V: a power of two up to 32");
+  constexpr int R = kBlock / V;  // rows per block
+  const int rr = static_cast<int>(threadIdx.x) % R;
+  const int sub = static_cast<int>(threadIdx.x) / R;
+  const std::int64_t i = blockIdx.x * std::int64_t{R} + rr;
+
+  // Phase 1: the lane's entries, four independent loads per round.
+  T sum = 0;
+  if (i < rows) {
+    const std::int64_t n = row_len[i];
+    const Slot s = layout.slot(i);
+    const T* __restrict__ v = val + s.base;
+    const I* __restrict__ c = col + s.base;
+    std::int64_t j = sub;
+    for (; j + 3 * V < n; j += 4 * V) {
+      const std::int64_t o0 = j * s.stride, o1 = (j + V) * s.stride;
+      const std::int64_t o2 = (j + 2 * V) * s.stride, o3 = (j + 3 * V) * s.stride;
+      const I c0 = c[o0], c1 = c[o1], c2 = c[o2], c3 = c[o3];
+      const T v0 = v[o0], v1 = v[o1], v2 = v[o2], v3 = v[o3];
+      const T x0 = __ldg(x + c0), x1 = __ldg(x + c1), x2 = __ldg(x + c2), x3 = __ldg(x + c3);
+      sum += v0 * x0;
+      sum += v1 * x1;
+      sum += v2 * x2;
+      sum += v3 * x3;
+    }
+    for (; j < n; j += V) {
+      const std::int64_t o = j * s.stride;
+      sum += v[o] * __ldg(x + c[o]);
+    }
+  }
+
+  // Phase 2: lane 0 adds the other lanes' partial sums, in lane order. Every
+  // thread of the block reaches the barrier (no early return above).
+  if constexpr (V > 1) {
+    __shared__ T part[kBlock];
+    part[threadIdx.x] = sum;
+    __syncthreads();
+    if (sub == 0) {
+#pragma unroll
+      for (int k = 1; k < V; ++k)
+        sum += part[k * R + rr];
+    }
+  }
+
+  // Phase 3: store (y not read when beta == 0).
+  if (i < rows && sub == 0) store_axpby(y, layout.out(i), alpha, sum, beta);
+}
+
+/// Enqueues rows_kernel<V> over `rows` stored rows on `stream`, checked.
+template <int V, class T, class I, class Layout>
+void launch_rows(const char* name, std::int64_t rows, Layout layout, const I* row_len, const I* col,
+                 const T* val, const T* x, T alpha, T beta, T* y, cudaStream_t stream) {
+  const unsigned grid = grid_size(rows * V, kBlock, name);
+  rows_kernel<V><<<grid, kBlock, 0, stream>>>(rows, layout, row_len, col, val, x, alpha, beta, y);
+  check_launch(name);
+}
+
+}  // namespace spx::cuda::ellpack

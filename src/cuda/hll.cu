@@ -1,0 +1,54 @@
+// HLL (Hacked ELLPACK, survey §4.4, PSBLAS's HLL) SpMV on the GPU: the shared
+// ELLPACK row kernel (ellpack_rows.cuh) with the HLL layout, entry j of row i
+// at hack_ptr[h] + j*rows_h + (i - h*H) for hack h = i / H, where rows_h = H
+// except in a last, partial hack. Hack offsets are read as 64-bit integers,
+// so stacked hacks past 2^31 entries work with 64-bit indices. One or two
+// threads per row; no permutation. Auto: the ELL rule on the mean row length
+// (choose_ellpack_threads in ell.cu).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/instantiate.hpp"
+#include "cuda/ellpack_kernels.hpp"
+#include "cuda/ellpack_rows.cuh"
+
+namespace spx::cuda {
+
+namespace {
+
+template <int V, Value T, Index I>
+void launch_hll(const char* name, T alpha, const Hll<T, I>& A, const T* x, T beta, T* y,
+                cudaStream_t stream) {
+  const ellpack::HllLayout<I> layout{A.hack_ptr().data(), A.hack_size(), A.rows()};
+  ellpack::launch_rows<V>(name, A.rows(), layout, A.row_len().data(), A.col_idx().data(),
+                          A.values().data(), x, alpha, beta, y, stream);
+}
+
+}  // namespace
+
+template <Value T, Index I>
+void spmv_hll_thread(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y,
+                     const ExecContext& ctx) {
+  launch_hll<1>("hll_rows_kernel<1>", alpha, A, x, beta, y, ctx.stream);
+}
+
+template <Value T, Index I>
+void spmv_hll_two_threads(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y,
+                          const ExecContext& ctx) {
+  launch_hll<2>("hll_rows_kernel<2>", alpha, A, x, beta, y, ctx.stream);
+}
+
+template <Value T, Index I>
+Algorithm choose_hll(const Hll<T, I>& A) {
+  return choose_ellpack_threads(A.rows(), A.nnz());
+}
+
+#define SPX_INST(T, I)                                                                          \
+  template void spmv_hll_thread(T, const Hll<T, I>&, const T*, T, T*, const ExecContext&);      \
+  template void spmv_hll_two_threads(T, const Hll<T, I>&, const T*, T, T*, const ExecContext&); \
+  template Algorithm choose_hll(const Hll<T, I>&);
+SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+#undef SPX_INST
+
+}  // namespace spx::cuda
