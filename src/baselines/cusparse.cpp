@@ -9,6 +9,7 @@
 // concurrent calls on one matrix from several streams are not supported for
 // the baselines (SpX's own kernels allow them).
 #include "baselines/cusparse.hpp"
+#include "baselines/cusparse_common.hpp"
 
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
@@ -28,18 +29,16 @@
 #include "spx/core/array.hpp"
 
 namespace spx::baselines {
-namespace {
+namespace {}  // namespace
 
-/// Throws CudaError naming the call (and the algorithm, when given).
-void check(cusparseStatus_t status, std::string_view call, std::string_view alg = {}) {
+void check_cusparse(cusparseStatus_t status, std::string_view call, std::string_view what) {
   if (status != CUSPARSE_STATUS_SUCCESS)
     throw CudaError(fmt::format("{}{}{}{} failed: {} (cuSPARSE status {})", call,
-                                alg.empty() ? "" : " (", alg, alg.empty() ? "" : ")",
+                                what.empty() ? "" : " (", what, what.empty() ? "" : ")",
                                 cusparseGetErrorString(status), static_cast<int>(status)));
 }
 
-/// The calling thread's handle for the current device.
-cusparseHandle_t handle() {
+cusparseHandle_t cusparse_handle() {
   struct Handles {
     std::vector<cusparseHandle_t> by_device;
     Handles() = default;
@@ -56,18 +55,11 @@ cusparseHandle_t handle() {
   const auto d = static_cast<std::size_t>(device);
   if (handles.by_device.size() <= d) handles.by_device.resize(d + 1, nullptr);
   cusparseHandle_t& h = handles.by_device[d];
-  if (h == nullptr) check(cusparseCreate(&h), "cusparseCreate");
+  if (h == nullptr) check_cusparse(cusparseCreate(&h), "cusparseCreate");
   return h;
 }
 
-template <Value T>
-constexpr cudaDataType value_type() {
-  return std::same_as<T, float> ? CUDA_R_32F : CUDA_R_64F;
-}
-template <Index I>
-constexpr cusparseIndexType_t index_type() {
-  return std::same_as<I, std::int32_t> ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
-}
+namespace {
 
 /// Dense-vector descriptors for one call (host objects, cheap to create).
 struct VecX {
@@ -107,22 +99,22 @@ struct Plan {
 template <Value T, class M, class Describe>
 void run(const M& A, cusparseSpMVAlg_t alg, std::string_view name, bool preprocess, T alpha,
          const T* x, T beta, T* y, const ExecContext& ctx, Describe describe) {
-  constexpr cudaDataType type = value_type<T>();
-  cusparseHandle_t h = handle();
-  check(cusparseSetStream(h, ctx.stream), "cusparseSetStream");
+  constexpr cudaDataType type = cuda_value_type<T>();
+  cusparseHandle_t h = cusparse_handle();
+  check_cusparse(cusparseSetStream(h, ctx.stream), "cusparseSetStream");
   VecX vx;
-  check(cusparseCreateConstDnVec(&vx.d, A.cols(), x, type), "cusparseCreateConstDnVec(x)");
+  check_cusparse(cusparseCreateConstDnVec(&vx.d, A.cols(), x, type), "cusparseCreateConstDnVec(x)");
   VecY vy;
-  check(cusparseCreateDnVec(&vy.d, A.rows(), y, type), "cusparseCreateDnVec(y)");
+  check_cusparse(cusparseCreateDnVec(&vy.d, A.rows(), y, type), "cusparseCreateDnVec(y)");
 
   const Plan& plan = A.structure_cache().template get<Plan>(
       cuda::cache_key(cuda::CacheTag::Cusparse, static_cast<std::uint64_t>(alg)), [&] {
         Plan p;
         describe(p.mat);
         std::size_t bytes = 0;
-        check(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat, vx.d,
-                                      &beta, vy.d, type, alg, &bytes),
-              "cusparseSpMV_bufferSize", name);
+        check_cusparse(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat,
+                                               vx.d, &beta, vy.d, type, alg, &bytes),
+                       "cusparseSpMV_bufferSize", name);
         p.buffer = Array<std::byte>(bytes, Space::Device);
         if (preprocess) {
           // Optional in cuSPARSE: an algorithm without a preprocessing step
@@ -131,25 +123,26 @@ void run(const M& A, cusparseSpMVAlg_t alg, std::string_view name, bool preproce
               cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat, vx.d,
                                       &beta, vy.d, type, alg, p.buffer.data());
           if (status != CUSPARSE_STATUS_NOT_SUPPORTED)
-            check(status, "cusparseSpMV_preprocess", name);
+            check_cusparse(status, "cusparseSpMV_preprocess", name);
           // Later calls may come on other streams: finish before sharing.
           cuda::check(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize(cuSPARSE plan)");
         }
         return p;
       });
-  check(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan.mat, vx.d, &beta, vy.d, type,
-                     alg, plan.buffer.data()),
-        "cusparseSpMV", name);
+  check_cusparse(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan.mat, vx.d, &beta,
+                              vy.d, type, alg, plan.buffer.data()),
+                 "cusparseSpMV", name);
 }
 
 template <Value T, Index I>
 void spmv_csr(cusparseSpMVAlg_t alg, std::string_view name, T alpha, const Csr<T, I>& A, const T* x,
               T beta, T* y, const ExecContext& ctx) {
   run(A, alg, name, true, alpha, x, beta, y, ctx, [&](cusparseConstSpMatDescr_t& mat) {
-    check(cusparseCreateConstCsr(&mat, A.rows(), A.cols(), A.nnz(), A.row_ptr().data(),
-                                 A.col_idx().data(), A.values().data(), index_type<I>(),
-                                 index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, value_type<T>()),
-          "cusparseCreateConstCsr");
+    check_cusparse(cusparseCreateConstCsr(&mat, A.rows(), A.cols(), A.nnz(), A.row_ptr().data(),
+                                          A.col_idx().data(), A.values().data(),
+                                          cusparse_index_type<I>(), cusparse_index_type<I>(),
+                                          CUSPARSE_INDEX_BASE_ZERO, cuda_value_type<T>()),
+                   "cusparseCreateConstCsr");
   });
 }
 
@@ -157,10 +150,11 @@ template <Value T, Index I>
 void spmv_coo(cusparseSpMVAlg_t alg, std::string_view name, T alpha, const Coo<T, I>& A, const T* x,
               T beta, T* y, const ExecContext& ctx) {
   run(A, alg, name, false, alpha, x, beta, y, ctx, [&](cusparseConstSpMatDescr_t& mat) {
-    check(cusparseCreateConstCoo(&mat, A.rows(), A.cols(), A.nnz(), A.row_idx().data(),
-                                 A.col_idx().data(), A.values().data(), index_type<I>(),
-                                 CUSPARSE_INDEX_BASE_ZERO, value_type<T>()),
-          "cusparseCreateConstCoo");
+    check_cusparse(
+        cusparseCreateConstCoo(&mat, A.rows(), A.cols(), A.nnz(), A.row_idx().data(),
+                               A.col_idx().data(), A.values().data(), cusparse_index_type<I>(),
+                               CUSPARSE_INDEX_BASE_ZERO, cuda_value_type<T>()),
+        "cusparseCreateConstCoo");
   });
 }
 

@@ -29,6 +29,7 @@
 // by every call on that matrix, so concurrent calls on one matrix from several
 // streams are not supported for these baselines.
 #include "baselines/cusparse_bsr.hpp"
+#include "baselines/cusparse_common.hpp"
 
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
@@ -55,44 +56,6 @@ namespace {
 /// Structure-cache parameter of the bsrmv descriptor (not a cusparseSpMVAlg_t
 /// value, so it cannot collide with the generic plans).
 constexpr std::uint64_t kBsrmvKey = 0x100;
-
-/// Throws CudaError naming the call and the baseline.
-void check(cusparseStatus_t status, std::string_view call, std::string_view what) {
-  if (status != CUSPARSE_STATUS_SUCCESS)
-    throw CudaError(fmt::format("{} ({}) failed: {} (cuSPARSE status {})", call, what,
-                                cusparseGetErrorString(status), static_cast<int>(status)));
-}
-
-/// The calling thread's handle for the current device.
-cusparseHandle_t handle() {
-  struct Handles {
-    std::vector<cusparseHandle_t> by_device;
-    Handles() = default;
-    Handles(const Handles&) = delete;
-    Handles& operator=(const Handles&) = delete;
-    ~Handles() {
-      for (cusparseHandle_t h : by_device)
-        if (h != nullptr) cusparseDestroy(h);
-    }
-  };
-  thread_local Handles handles;
-  int device = 0;
-  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-  const auto d = static_cast<std::size_t>(device);
-  if (handles.by_device.size() <= d) handles.by_device.resize(d + 1, nullptr);
-  cusparseHandle_t& h = handles.by_device[d];
-  if (h == nullptr) check(cusparseCreate(&h), "cusparseCreate", "BSR baselines");
-  return h;
-}
-
-template <Value T>
-constexpr cudaDataType value_type() {
-  return std::same_as<T, float> ? CUDA_R_32F : CUDA_R_64F;
-}
-template <Index I>
-constexpr cusparseIndexType_t index_type() {
-  return std::same_as<I, std::int32_t> ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
-}
 
 std::int64_t block_cols(std::int64_t cols, std::int64_t b) {
   return (cols + b - 1) / b;
@@ -160,34 +123,36 @@ constexpr std::string_view kAlg1 = "BSR, CUSPARSE_SPMV_BSR_ALG1";
 
 template <Value T, Index I>
 void spmv_bsr_alg1(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
-  constexpr cudaDataType type = value_type<T>();
+  constexpr cudaDataType type = cuda_value_type<T>();
   constexpr cusparseSpMVAlg_t alg = CUSPARSE_SPMV_BSR_ALG1;
   const std::int64_t b = A.block_size();
   const std::int64_t mb = A.block_rows(), nb = block_cols(A.cols(), b);
-  cusparseHandle_t h = handle();
-  check(cusparseSetStream(h, ctx.stream), "cusparseSetStream", kAlg1);
+  cusparseHandle_t h = cusparse_handle();
+  check_cusparse(cusparseSetStream(h, ctx.stream), "cusparseSetStream", kAlg1);
   on_padded_vectors(A, x, beta, y, ctx.stream, [&](const T* px, T* py) {
     DnVecs v;
-    check(cusparseCreateConstDnVec(&v.x, nb * b, px, type), "cusparseCreateConstDnVec(x)", kAlg1);
-    check(cusparseCreateDnVec(&v.y, mb * b, py, type), "cusparseCreateDnVec(y)", kAlg1);
+    check_cusparse(cusparseCreateConstDnVec(&v.x, nb * b, px, type), "cusparseCreateConstDnVec(x)",
+                   kAlg1);
+    check_cusparse(cusparseCreateDnVec(&v.y, mb * b, py, type), "cusparseCreateDnVec(y)", kAlg1);
     const GenericPlan& plan = A.structure_cache().template get<GenericPlan>(
         cuda::cache_key(cuda::CacheTag::Cusparse, static_cast<std::uint64_t>(alg)), [&] {
           GenericPlan p;
-          check(cusparseCreateConstBsr(&p.mat, mb, nb, A.blocks(), b, b, A.block_ptr().data(),
-                                       A.block_col().data(), A.values().data(), index_type<I>(),
-                                       index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, type,
-                                       CUSPARSE_ORDER_COL),
-                "cusparseCreateConstBsr", kAlg1);
+          check_cusparse(
+              cusparseCreateConstBsr(&p.mat, mb, nb, A.blocks(), b, b, A.block_ptr().data(),
+                                     A.block_col().data(), A.values().data(),
+                                     cusparse_index_type<I>(), cusparse_index_type<I>(),
+                                     CUSPARSE_INDEX_BASE_ZERO, type, CUSPARSE_ORDER_COL),
+              "cusparseCreateConstBsr", kAlg1);
           std::size_t bytes = 0;
-          check(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat, v.x,
-                                        &beta, v.y, type, alg, &bytes),
-                "cusparseSpMV_bufferSize", kAlg1);
+          check_cusparse(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat,
+                                                 v.x, &beta, v.y, type, alg, &bytes),
+                         "cusparseSpMV_bufferSize", kAlg1);
           p.buffer = Array<std::byte>(bytes, Space::Device);
           return p;
         });
-    check(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan.mat, v.x, &beta, v.y, type,
-                       alg, plan.buffer.data()),
-          "cusparseSpMV", kAlg1);
+    check_cusparse(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan.mat, v.x, &beta,
+                                v.y, type, alg, plan.buffer.data()),
+                   "cusparseSpMV", kAlg1);
   });
 }
 
@@ -215,16 +180,16 @@ void spmv_bsrmv(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y, const Ex
     const int mb = static_cast<int>(A.block_rows());
     const int nb = static_cast<int>(block_cols(A.cols(), b));
     const int nnzb = static_cast<int>(A.blocks());
-    cusparseHandle_t h = handle();
-    check(cusparseSetStream(h, ctx.stream), "cusparseSetStream", kBsrmv);
+    cusparseHandle_t h = cusparse_handle();
+    check_cusparse(cusparseSetStream(h, ctx.stream), "cusparseSetStream", kBsrmv);
     const LegacyDescr& d = A.structure_cache().template get<LegacyDescr>(
         cuda::cache_key(cuda::CacheTag::Cusparse, kBsrmvKey), [] {
           LegacyDescr l;
-          check(cusparseCreateMatDescr(&l.descr), "cusparseCreateMatDescr", kBsrmv);
-          check(cusparseSetMatType(l.descr, CUSPARSE_MATRIX_TYPE_GENERAL), "cusparseSetMatType",
-                kBsrmv);
-          check(cusparseSetMatIndexBase(l.descr, CUSPARSE_INDEX_BASE_ZERO),
-                "cusparseSetMatIndexBase", kBsrmv);
+          check_cusparse(cusparseCreateMatDescr(&l.descr), "cusparseCreateMatDescr", kBsrmv);
+          check_cusparse(cusparseSetMatType(l.descr, CUSPARSE_MATRIX_TYPE_GENERAL),
+                         "cusparseSetMatType", kBsrmv);
+          check_cusparse(cusparseSetMatIndexBase(l.descr, CUSPARSE_INDEX_BASE_ZERO),
+                         "cusparseSetMatIndexBase", kBsrmv);
           return l;
         });
     on_padded_vectors(A, x, beta, y, ctx.stream, [&](const T* px, T* py) {
@@ -238,7 +203,7 @@ void spmv_bsrmv(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y, const Ex
                                 nb, nnzb, &alpha, d.descr, A.values().data(), A.block_ptr().data(),
                                 A.block_col().data(), b, px, &beta, py);
       }
-      check(status, "cusparse<t>bsrmv", kBsrmv);
+      check_cusparse(status, "cusparse<t>bsrmv", kBsrmv);
     });
   }
 }

@@ -18,6 +18,7 @@
 // baselines, the cached work buffer means concurrent calls on one matrix from
 // several streams are not supported.
 #include "baselines/cusparse_sell.hpp"
+#include "baselines/cusparse_common.hpp"
 
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
@@ -44,40 +45,7 @@ constexpr std::string_view kName = "SELL, CUSPARSE_SPMV_SELL_ALG1";
 
 /// Throws CudaError naming the call and the algorithm.
 void check(cusparseStatus_t status, std::string_view call) {
-  if (status != CUSPARSE_STATUS_SUCCESS)
-    throw CudaError(fmt::format("{} ({}) failed: {} (cuSPARSE status {})", call, kName,
-                                cusparseGetErrorString(status), static_cast<int>(status)));
-}
-
-/// The calling thread's handle for the current device.
-cusparseHandle_t handle() {
-  struct Handles {
-    std::vector<cusparseHandle_t> by_device;
-    Handles() = default;
-    Handles(const Handles&) = delete;
-    Handles& operator=(const Handles&) = delete;
-    ~Handles() {
-      for (cusparseHandle_t h : by_device)
-        if (h != nullptr) cusparseDestroy(h);
-    }
-  };
-  thread_local Handles handles;
-  int device = 0;
-  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-  const auto d = static_cast<std::size_t>(device);
-  if (handles.by_device.size() <= d) handles.by_device.resize(d + 1, nullptr);
-  cusparseHandle_t& h = handles.by_device[d];
-  if (h == nullptr) check(cusparseCreate(&h), "cusparseCreate");
-  return h;
-}
-
-template <Value T>
-constexpr cudaDataType value_type() {
-  return std::same_as<T, float> ? CUDA_R_32F : CUDA_R_64F;
-}
-template <Index I>
-constexpr cusparseIndexType_t index_type() {
-  return std::same_as<I, std::int32_t> ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
+  check_cusparse(status, call, kName);
 }
 
 /// Dense-vector descriptor of one call.
@@ -121,9 +89,9 @@ std::string can_run_sell(const Sell<T, I>& A) {
 
 template <Value T, Index I>
 void spmv_sell(T alpha, const Sell<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
-  constexpr cudaDataType type = value_type<T>();
+  constexpr cudaDataType type = cuda_value_type<T>();
   constexpr cusparseSpMVAlg_t alg = CUSPARSE_SPMV_SELL_ALG1;
-  cusparseHandle_t h = handle();
+  cusparseHandle_t h = cusparse_handle();
   check(cusparseSetStream(h, ctx.stream), "cusparseSetStream");
   Vec<cusparseConstDnVecDescr_t> vx;
   check(cusparseCreateConstDnVec(&vx.d, A.cols(), x, type), "cusparseCreateConstDnVec(x)");
@@ -135,10 +103,10 @@ void spmv_sell(T alpha, const Sell<T, I>& A, const T* x, T beta, T* y, const Exe
         SellPlan<I> p;
         p.col = Array<I>(static_cast<std::size_t>(A.stored()), Space::Device);
         cuda::sell_cusparse_columns(A, p.col.data(), ctx.stream);
-        check(cusparseCreateConstSlicedEll(&p.mat, A.rows(), A.cols(), A.nnz(), A.stored(),
-                                           A.slice_size(), A.slice_ptr().data(), p.col.data(),
-                                           A.values().data(), index_type<I>(), index_type<I>(),
-                                           CUSPARSE_INDEX_BASE_ZERO, type),
+        check(cusparseCreateConstSlicedEll(
+                  &p.mat, A.rows(), A.cols(), A.nnz(), A.stored(), A.slice_size(),
+                  A.slice_ptr().data(), p.col.data(), A.values().data(), cusparse_index_type<I>(),
+                  cusparse_index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, type),
               "cusparseCreateConstSlicedEll");
         std::size_t bytes = 0;
         check(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat, vx.d,
