@@ -181,6 +181,7 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
         Record r = base_record(*k);
         r.status = status;
         r.reason = reason;
+        if (space == Space::Device) r.convert_device_note = "not converted (see reason)";
         results.records.push_back(std::move(r));
       }
     };
