@@ -218,9 +218,10 @@ struct Record {
   std::optional<bool> correct;
   std::optional<bool> repeat_identical;  ///< last timed y equals the checked y bit for bit
 
-  std::optional<double> convert_host_s;     ///< CSR → format on the host
-  std::optional<double> convert_host_spmv;  ///< convert_host_s / best CSR time
-  std::optional<double> convert_device_s;   ///< CSR → format on the device
+  std::optional<double> convert_host_s;       ///< CSR → format on the host
+  std::optional<double> convert_host_spmv;    ///< convert_host_s / best CSR time
+  std::optional<double> convert_device_s;     ///< CSR → format on the device
+  std::optional<double> convert_device_spmv;  ///< convert_device_s / best CSR time
   std::string convert_device_note;
   std::optional<double> upload_s;  ///< host → device copy of the format (CUDA)
   /// Products after which conversion + this kernel beats the best CSR kernel.

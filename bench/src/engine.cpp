@@ -97,8 +97,11 @@ std::optional<double> finite_or_null(double v) {
   return std::nullopt;
 }
 
-/// Host conversion timed once, and repeated (median of up to 5) while the
-/// repetitions stay short.
+/// Conversion timed once, and repeated (median of up to 5) while the
+/// repetitions stay short. A device CSR converts on the device, and convert()
+/// returns once the device has finished (it synchronizes), so the steady
+/// clock measures the whole conversion, allocation and size read-backs
+/// included.
 template <Value T, Index I>
 std::pair<Matrix<T, I>, double> timed_convert(const Csr<T, I>& A, Format f,
                                               const ConvertOptions& opts) {
@@ -131,6 +134,7 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
       config.progress(fmt::format("{} {}: {}", info.name, to_string(precision), what), true);
   };
   const std::size_t first_record = results.records.size();
+  std::optional<Csr<T, I>> device_A;  // uploaded once, for the device conversions
 
   say("reference");
   const std::vector<T> x = random_x<T>(n, results.run.seed);
@@ -169,7 +173,7 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
       r.cols = n;
       r.nnz = nnz;
       r.convert_device_note =
-          "no device-side conversion in this build: converted on the host, then uploaded";
+          space == Space::Device ? "" : "no device-side conversion on this backend (host memory)";
       return r;
     };
     const auto skip_all = [&](Status status, const std::string& reason) {
@@ -177,6 +181,7 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
         Record r = base_record(*k);
         r.status = status;
         r.reason = reason;
+        if (space == Space::Device) r.convert_device_note = "not converted (see reason)";
         results.records.push_back(std::move(r));
       }
     };
@@ -217,6 +222,25 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
       skip_all(Status::Error, fmt::format("conversion to {} failed: {}", to_string(f), e.what()));
       continue;
     }
+    // On the device, the conversion is timed again from a device CSR
+    // (src/cuda/convert_*), and the kernels run on its result, which equals
+    // the uploaded host conversion bit for bit (tests/test_cuda_convert.cpp).
+    std::optional<double> convert_device_s;
+    std::string device_note;
+    if (space == Space::Device && f != Format::Csr) {
+      say(fmt::format("converting to {} on the device", to_string(f)));
+      try {
+        if (!device_A) device_A = A.to(Space::Device);
+        auto [mat, secs] = timed_convert(*device_A, f, opts);
+        placed = std::move(mat);
+        convert_device_s = secs;
+      } catch (const std::exception& e) {
+        device_note = fmt::format(
+            "device conversion failed ({}); the kernels ran on the "
+            "host conversion, uploaded",
+            e.what());
+      }
+    }
     const MatrixRef<T, I> M = placed      ? spx::ref(*placed)
                               : converted ? spx::ref(*converted)
                                           : MatrixRef<T, I>(&A);
@@ -235,6 +259,8 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
       r.bytes_per_nnz = static_cast<double>(format_bytes) / static_cast<double>(nnz);
       r.bytes_moved = moved;
       r.convert_host_s = convert_s;
+      r.convert_device_s = f == Format::Csr && space == Space::Device ? 0.0 : convert_device_s;
+      if (!device_note.empty()) r.convert_device_note = device_note;
       r.upload_s = upload_s;
       r.auto_choice = !kernel.info.baseline && auto_algorithm == kernel.info.algorithm;
       say(fmt::format("{}/{} ({}/{})", to_string(f), to_string(kernel.info.algorithm), ki + 1,
@@ -312,14 +338,20 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
       r.break_even = "none-needed";
       r.break_even_products = 0.0;
       r.convert_host_spmv = 0.0;
+      if (r.convert_device_s) r.convert_device_spmv = 0.0;
       continue;
     }
     if (best_csr && r.convert_host_s) r.convert_host_spmv = *r.convert_host_s / *best_csr;
-    if (!best_csr || !r.convert_host_s || !r.time_s || r.correct != true) {
+    if (best_csr && r.convert_device_s) r.convert_device_spmv = *r.convert_device_s / *best_csr;
+    // The conversion the kernel's matrix needs: on the device when it was
+    // measured there (the matrix never leaves the GPU), else on the host.
+    const std::optional<double> convert_s =
+        r.convert_device_s ? r.convert_device_s : r.convert_host_s;
+    if (!best_csr || !convert_s || !r.time_s || r.correct != true) {
       r.break_even = "unknown";
     } else if (*r.time_s < *best_csr) {
       r.break_even = "finite";
-      r.break_even_products = *r.convert_host_s / (*best_csr - *r.time_s);
+      r.break_even_products = *convert_s / (*best_csr - *r.time_s);
     } else {
       r.break_even = "never";
     }

@@ -11,6 +11,9 @@
 #include "core/checked.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/convert_device.hpp"
+#endif
 
 namespace spx {
 namespace detail {
@@ -159,6 +162,9 @@ Csc<T, I> to_csc(const Csr<T, I>& A) {
 
 template <Value T, Index I>
 Coo<T, I> to_coo(const Csr<T, I>& A) {
+#if SPX_HAVE_CUDA
+  if (A.space() == Space::Device) return detail::device_to_coo(A);  // src/cuda/convert_device.cpp
+#endif
   detail::require_host(A.space(), "CSR to COO");
   Array<I> rows(static_cast<std::size_t>(A.nnz()));
   const auto& ptr = A.row_ptr();
@@ -172,7 +178,8 @@ Coo<T, I> to_coo(const Csr<T, I>& A) {
 
 template <Value T, Index I>
 Matrix<T, I> convert(const Csr<T, I>& A, Format to, const ConvertOptions& options) {
-  detail::require_host(A.space(), "convert");
+  // A device CSR converts on the device where the target's to_* supports it
+  // (every format but CSC); the others refuse with their own message.
   switch (to) {
     case Format::Csr:
       return A.clone();

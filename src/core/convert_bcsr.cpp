@@ -7,12 +7,19 @@
 #include "core/checked.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/convert_device.hpp"
+#endif
 #include "core/padded.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 Bcsr<T, I> to_bcsr(const Csr<T, I>& A, const ConvertOptions& options) {
+#if SPX_HAVE_CUDA
+  if (A.space() == Space::Device)
+    return detail::device_to_bcsr(A, options);  // src/cuda/convert_device.cpp
+#endif
   detail::require_host(A.space(), "CSR to BCSR");
   constexpr int kMax = Bcsr<T, I>::kMaxBlockSize;
   if (options.block_size < 1 || options.block_size > kMax)

@@ -7,12 +7,19 @@
 #include "core/checked.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/convert_device.hpp"
+#endif
 #include "core/padded.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 Hdi<T, I> to_hdi(const Csr<T, I>& A, const ConvertOptions& options) {
+#if SPX_HAVE_CUDA
+  if (A.space() == Space::Device)
+    return detail::device_to_hdi(A, options);  // src/cuda/convert_device.cpp
+#endif
   detail::require_host(A.space(), "CSR to HDI");
   if (options.hack_size < 1)
     throw InvalidInput(

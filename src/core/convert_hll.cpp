@@ -7,12 +7,19 @@
 #include "core/convert_ellpack.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/convert_device.hpp"
+#endif
 #include "core/padded_size.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 Hll<T, I> to_hll(const Csr<T, I>& A, const ConvertOptions& options) {
+#if SPX_HAVE_CUDA
+  if (A.space() == Space::Device)
+    return detail::device_to_hll(A, options);  // src/cuda/convert_device.cpp
+#endif
   detail::require_host(A.space(), "CSR to HLL");
   const int H = options.hack_size;
   if (H < 1) throw InvalidInput(fmt::format("HLL: hack_size H = {} must be at least 1", H));

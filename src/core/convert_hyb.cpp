@@ -7,6 +7,9 @@
 #include "core/convert_ellpack.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/convert_device.hpp"
+#endif
 #include "core/padded_size.hpp"
 
 namespace spx {
@@ -39,6 +42,10 @@ template std::int64_t bell_garland_width(const std::int64_t*, std::int64_t);
 
 template <Value T, Index I>
 Hyb<T, I> to_hyb(const Csr<T, I>& A, const ConvertOptions& options) {
+#if SPX_HAVE_CUDA
+  if (A.space() == Space::Device)
+    return detail::device_to_hyb(A, options);  // src/cuda/convert_device.cpp
+#endif
   detail::require_host(A.space(), "CSR to HYB");
   if (options.hyb_width < -1)
     throw InvalidInput(

@@ -6,8 +6,8 @@
 
 namespace spx {
 
-// Every format converts from CSR on the host (device-side conversions are a
-// later addition and will be queried separately).
+// Every format converts from CSR on the host; a device CSR converts on the
+// device to every format but CSC (src/cuda/convert_device.cpp).
 bool convertible(Format) noexcept {
   return true;
 }

@@ -8,12 +8,19 @@
 #include "core/convert_ellpack.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/convert_device.hpp"
+#endif
 #include "core/padded_size.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 Sell<T, I> to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
+#if SPX_HAVE_CUDA
+  if (A.space() == Space::Device)
+    return detail::device_to_sell(A, options);  // src/cuda/convert_device.cpp
+#endif
   detail::require_host(A.space(), "CSR to SELL");
   const int C = options.slice_size, sigma = options.sigma, tpr = options.threads_per_row;
   if (C < 1) throw InvalidInput(fmt::format("SELL: slice_size C = {} must be at least 1", C));

@@ -22,6 +22,11 @@ enum class Check : std::uint8_t { Full, Trusted };
 
 namespace detail {
 
+/// Assembles formats from arrays built on the device whose counts (nnz, ...)
+/// are known, without reading the arrays back (src/cuda/convert_device.cpp);
+/// a friend of the format classes.
+struct TrustedAssembly;
+
 template <Index I>
 class FormatBase {
  public:

@@ -66,6 +66,7 @@ class Bcsr : public detail::FormatBase<I> {
   Bcsr clone() const { return to(this->space_); }
 
  private:
+  friend struct detail::TrustedAssembly;
   int block_size_ = 1;
   Array<I> block_ptr_{Array<I>::filled(1, I{0})};
   Array<I> block_col_;

@@ -38,6 +38,7 @@ class Coo : public detail::FormatBase<I> {
   Coo clone() const { return to(this->space_); }
 
  private:
+  friend struct detail::TrustedAssembly;
   Array<I> row_idx_;
   Array<I> col_idx_;
   Array<T> values_;

@@ -49,6 +49,7 @@ class Dia : public detail::FormatBase<I> {
   Dia clone() const { return to(this->space_); }
 
  private:
+  friend struct detail::TrustedAssembly;
   Array<I> offsets_;
   Array<T> values_;
   ExplicitZeros<I> zeros_;

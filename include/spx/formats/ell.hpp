@@ -48,6 +48,7 @@ class Ell : public detail::FormatBase<I> {
   Ell clone() const { return to(this->space_); }
 
  private:
+  friend struct detail::TrustedAssembly;
   I width_ = 0;
   Array<I> col_idx_;
   Array<T> values_;

@@ -64,6 +64,7 @@ class Hdi : public detail::FormatBase<I> {
   Hdi clone() const { return to(this->space_); }
 
  private:
+  friend struct detail::TrustedAssembly;
   I hack_size_ = 32;
   Array<I> hack_ptr_{Array<I>::filled(1, I{0})};
   Array<I> offsets_;

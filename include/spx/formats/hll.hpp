@@ -58,6 +58,7 @@ class Hll : public detail::FormatBase<I> {
   Hll clone() const { return to(this->space_); }
 
  private:
+  friend struct detail::TrustedAssembly;
   int hack_size_ = 32;
   Array<I> hack_ptr_{Array<I>::filled(1, I{0})};
   Array<I> col_idx_;

@@ -78,6 +78,7 @@ class Sell : public detail::FormatBase<I> {
   Sell clone() const { return to(this->space_); }
 
  private:
+  friend struct detail::TrustedAssembly;
   int slice_size_ = 32;
   int sigma_ = 1;
   int threads_per_row_ = 1;

@@ -1,0 +1,678 @@
+// Device-side conversions from CSR (see convert_device.hpp): the size checks
+// (the host's own functions, on the same numbers, in the same order, before
+// anything large is allocated), the allocation of the result, the device
+// passes of convert_{scan,ellpack,diag}.cu, and the assembly of the format.
+//
+// The result is assembled without reading its arrays back: the format
+// constructors (even with Check::Trusted) copy arrays to the host to count
+// entries, which would cost more than the conversion itself; the counts are
+// known here (every CSR entry lands in the result), so TrustedAssembly sets
+// them directly.
+#include "cuda/convert_device.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/checked.hpp"
+#include "core/convert_formats.hpp"
+#include "core/instantiate.hpp"
+#include "core/padded.hpp"
+#include "core/padded_size.hpp"
+#include "cuda/check.hpp"
+#include "cuda/launch.hpp"
+
+namespace spx::detail {
+
+/// Builds formats from device arrays whose derived counts are known (friend
+/// of the format classes).
+struct TrustedAssembly {
+  template <class F>
+  static void shape(F& f, std::int64_t rows, std::int64_t cols) {
+    f.rows_ = static_cast<typename F::index_type>(rows);
+    f.cols_ = static_cast<typename F::index_type>(cols);
+    f.space_ = Space::Device;
+  }
+
+  template <Value T, Index I>
+  static Ell<T, I> ell(std::int64_t rows, std::int64_t cols, I width, Array<I> col, Array<T> val,
+                       Array<I> len, std::int64_t nnz) {
+    Ell<T, I> f;
+    shape(f, rows, cols);
+    f.width_ = width;
+    f.col_idx_ = std::move(col);
+    f.values_ = std::move(val);
+    f.row_len_ = std::move(len);
+    f.nnz_ = nnz;
+    return f;
+  }
+
+  template <Value T, Index I>
+  static Sell<T, I> sell(std::int64_t rows, std::int64_t cols, int C, int sigma, int tpr,
+                         Array<I> slice_ptr, Array<I> slice_width, Array<I> col, Array<T> val,
+                         Array<I> len, Array<I> perm, std::int64_t nnz) {
+    Sell<T, I> f;
+    shape(f, rows, cols);
+    f.slice_size_ = C;
+    f.sigma_ = sigma;
+    f.threads_per_row_ = tpr;
+    f.slice_ptr_ = std::move(slice_ptr);
+    f.slice_width_ = std::move(slice_width);
+    f.col_idx_ = std::move(col);
+    f.values_ = std::move(val);
+    f.row_len_ = std::move(len);
+    f.perm_ = std::move(perm);
+    f.nnz_ = nnz;
+    return f;
+  }
+
+  template <Value T, Index I>
+  static Hll<T, I> hll(std::int64_t rows, std::int64_t cols, int H, Array<I> hack_ptr, Array<I> col,
+                       Array<T> val, Array<I> len, std::int64_t nnz) {
+    Hll<T, I> f;
+    shape(f, rows, cols);
+    f.hack_size_ = H;
+    f.hack_ptr_ = std::move(hack_ptr);
+    f.col_idx_ = std::move(col);
+    f.values_ = std::move(val);
+    f.row_len_ = std::move(len);
+    f.nnz_ = nnz;
+    return f;
+  }
+
+  /// `sorted`: the entries are in strictly increasing (row, column) order.
+  template <Value T, Index I>
+  static Coo<T, I> coo(std::int64_t rows, std::int64_t cols, Array<I> row, Array<I> col,
+                       Array<T> val, bool sorted) {
+    Coo<T, I> f;
+    shape(f, rows, cols);
+    f.row_idx_ = std::move(row);
+    f.col_idx_ = std::move(col);
+    f.values_ = std::move(val);
+    f.sorted_ = sorted;
+    return f;
+  }
+
+  template <Value T, Index I>
+  static Dia<T, I> dia(std::int64_t rows, std::int64_t cols, Array<I> offsets, Array<T> val,
+                       ExplicitZeros<I> zeros, std::int64_t nnz) {
+    Dia<T, I> f;
+    shape(f, rows, cols);
+    f.offsets_ = std::move(offsets);
+    f.values_ = std::move(val);
+    f.zeros_ = std::move(zeros);
+    f.nnz_ = nnz;
+    return f;
+  }
+
+  template <Value T, Index I>
+  static Hdi<T, I> hdi(std::int64_t rows, std::int64_t cols, I H, Array<I> hack_ptr,
+                       Array<I> offsets, Array<T> val, ExplicitZeros<I> zeros, std::int64_t nnz) {
+    Hdi<T, I> f;
+    shape(f, rows, cols);
+    f.hack_size_ = H;
+    f.hack_ptr_ = std::move(hack_ptr);
+    f.offsets_ = std::move(offsets);
+    f.values_ = std::move(val);
+    f.zeros_ = std::move(zeros);
+    f.nnz_ = nnz;
+    return f;
+  }
+
+  template <Value T, Index I>
+  static Bcsr<T, I> bcsr(std::int64_t rows, std::int64_t cols, int b, Array<I> block_ptr,
+                         Array<I> block_col, Array<T> val, ExplicitZeros<I> zeros,
+                         std::int64_t nnz) {
+    Bcsr<T, I> f;
+    shape(f, rows, cols);
+    f.block_size_ = b;
+    f.block_ptr_ = std::move(block_ptr);
+    f.block_col_ = std::move(block_col);
+    f.values_ = std::move(val);
+    f.zeros_ = std::move(zeros);
+    f.nnz_ = nnz;
+    return f;
+  }
+};
+
+namespace {
+
+namespace conv = cuda::conv;
+constexpr Space kDev = Space::Device;
+
+/// Scratch of n elements from the stream-ordered pool (freed in stream order
+/// at scope exit).
+template <class U>
+class Scratch {
+ public:
+  explicit Scratch(std::int64_t n)
+      : mem_(static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(U), cudaStream_t{}) {}
+  U* get() const noexcept { return mem_.as<U>(); }
+
+ private:
+  cuda::StreamScratch mem_;
+};
+
+template <class U>
+Array<U> device_array(std::int64_t n) {
+  return Array<U>(static_cast<std::size_t>(n), kDev);
+}
+
+/// Waits for the conversion's kernels (and reports their errors).
+void finish() {
+  cuda::check(cudaStreamSynchronize(cudaStreamLegacy), "device conversion");
+}
+
+/// The rare shapes whose sort keys would not fit 64 bits: convert on the host.
+template <class F, Value T, Index I>
+auto via_host(const Csr<T, I>& A, F&& host_convert) {
+  return host_convert(A.to(Space::Host)).to(kDev);
+}
+
+/// The explicit zeros of a device CSR, as csr_explicit_zeros on the host.
+template <Value T, Index I>
+ExplicitZeros<I> device_explicit_zeros(const Csr<T, I>& A) {
+  const std::int64_t nnz = A.nnz();
+  if (nnz == 0) return {device_array<I>(0), device_array<I>(0)};
+  Scratch<std::int64_t> pos(nnz + 1);
+  conv::zero_flags(A.values().data(), nnz, pos.get());
+  conv::exclusive_sum(pos.get(), nnz + 1);
+  const std::int64_t count = conv::read_back(pos.get() + nnz);
+  ExplicitZeros<I> z{device_array<I>(count), device_array<I>(count)};
+  if (count > 0)
+    conv::scatter_zeros(A.row_ptr().data(), A.col_idx().data(), A.rows(), nnz, pos.get(),
+                        z.rows.data(), z.cols.data());
+  return z;
+}
+
+/// The sorted distinct keys of a CSR's entries (DIA, HDI, BCSR), and where
+/// each group's keys start.
+struct GroupKeys {
+  std::int64_t count = 0;
+  std::unique_ptr<Scratch<std::uint64_t>> a, b;
+  const std::uint64_t* uniq = nullptr;
+};
+
+template <Value T, Index I>
+GroupKeys distinct_keys(const Csr<T, I>& A, conv::KeyMode mode, std::int64_t H, int sub_bits,
+                        int end_bit) {
+  GroupKeys g;
+  const std::int64_t nnz = A.nnz();
+  if (nnz == 0) return g;
+  g.a = std::make_unique<Scratch<std::uint64_t>>(nnz);
+  g.b = std::make_unique<Scratch<std::uint64_t>>(nnz);
+  conv::entry_keys(A.row_ptr().data(), A.col_idx().data(), A.rows(), nnz, mode, H, sub_bits,
+                   g.a->get());
+  std::uint64_t* sorted = conv::sort_keys(g.a->get(), g.b->get(), nnz, end_bit);
+  std::uint64_t* uniq = sorted == g.a->get() ? g.b->get() : g.a->get();
+  Scratch<std::int64_t> flags(nnz + 1);
+  g.count = conv::unique_keys(sorted, nnz, flags.get(), uniq);
+  g.uniq = uniq;
+  return g;
+}
+
+/// Exact host replay of the padded-size loop of SELL/HLL when the device sum
+/// saturated (an overflow to report with the host's message).
+std::int64_t replay_sizes(const char* format, const char* group_what,
+                          const std::vector<std::int64_t>& slots,
+                          const std::vector<std::int64_t>& width) {
+  std::int64_t stored = 0;
+  for (std::size_t g = 0; g < width.size(); ++g)
+    stored = padded_add(format, "stored entries", stored,
+                        padded_mul(format, group_what, slots[g], width[g]));
+  return stored;
+}
+
+/// Group widths, sizes, offsets and warp units of the groups of an ELLPACK
+/// layout (SELL slices, HLL hacks).
+struct Groups {
+  std::int64_t groups = 0, stored = 0, units = 0;
+  Scratch<std::int64_t> width, offset, unit_ptr;
+  explicit Groups(std::int64_t n) : groups(n), width(n), offset(n + 1), unit_ptr(n + 1) {}
+};
+
+template <Index I>
+void layout_groups(Groups& g, const char* format, const char* group_what, const I* ptr,
+                   const I* order, std::int64_t rows, std::int64_t C, std::int64_t total_slots,
+                   std::int64_t round) {
+  conv::group_widths(ptr, order, rows, C, g.groups, g.width.get());
+  conv::group_sizes(g.width.get(), g.groups, C, total_slots, round, g.offset.get(),
+                    g.unit_ptr.get());
+  conv::exclusive_sum_saturating(g.offset.get(), g.groups + 1);
+  conv::exclusive_sum(g.unit_ptr.get(), g.groups + 1);
+  g.stored = conv::read_back(g.offset.get() + g.groups);
+  if (g.stored == LLONG_MAX) {
+    std::vector<std::int64_t> width(static_cast<std::size_t>(g.groups)), slots(width.size());
+    cuda::check(cudaMemcpy(width.data(), g.width.get(), width.size() * sizeof(std::int64_t),
+                           cudaMemcpyDeviceToHost),
+                "cudaMemcpy (group widths)");
+    for (std::int64_t k = 0; k < g.groups; ++k)
+      slots[k] = std::min(C, total_slots - k * C);
+    g.stored = replay_sizes(format, group_what, slots, width);
+  }
+  g.units = conv::read_back(g.unit_ptr.get() + g.groups);
+}
+
+}  // namespace
+
+// ---- ELL ----------------------------------------------------------------------
+
+template <Value T, Index I>
+Ell<T, I> device_to_ell(const Csr<T, I>& A, const ConvertOptions& options) {
+  const std::int64_t rows = A.rows();
+  const I* ptr = A.row_ptr().data();
+  const std::int64_t width = conv::longest_row(ptr, rows);
+
+  const std::int64_t stored = padded_mul("ELL", "rows x width", rows, width);
+  require_index_fits<I>("ELL", "rows x width", stored);
+  require_budget("ELL", fmt::format("{} rows x width {} (the longest row)", rows, width), stored,
+                 padded_bytes<T, I>(stored, rows), A.bytes(), options);
+
+  Array<I> col = device_array<I>(stored);
+  Array<T> val = device_array<T>(stored);
+  Array<I> len = device_array<I>(rows);
+  conv::slot_lengths(ptr, static_cast<const I*>(nullptr), rows, LLONG_MAX, len.data());
+  conv::GroupFill<I> fill;
+  fill.C = fill.total_slots = fill.rows = rows;
+  fill.width0 = width;
+  fill.units = conv::group_units(rows, width);
+  conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(), val.data());
+  finish();
+  return TrustedAssembly::ell<T, I>(rows, A.cols(), static_cast<I>(width), std::move(col),
+                                    std::move(val), std::move(len), A.nnz());
+}
+
+// ---- SELL ---------------------------------------------------------------------
+
+template <Value T, Index I>
+Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
+  const int C = options.slice_size, sigma = options.sigma, tpr = options.threads_per_row;
+  if (C < 1) throw InvalidInput(fmt::format("SELL: slice_size C = {} must be at least 1", C));
+  if (tpr < 1)
+    throw InvalidInput(fmt::format("SELL: threads_per_row = {} must be at least 1", tpr));
+  if (sigma < 1 || (sigma != 1 && sigma % C != 0))
+    throw InvalidInput(fmt::format(
+        "SELL: sigma = {} must be 1 (keep the row order) or a positive multiple of the slice size "
+        "C = {}",
+        sigma, C));
+  const std::int64_t rows = A.rows();
+  const I* ptr = A.row_ptr().data();
+
+  // Rows sorted by decreasing length within windows of sigma rows (stable):
+  // one radix sort of (window, longest − length) keys.
+  std::unique_ptr<Scratch<std::uint64_t>> keys, keys_alt;
+  std::unique_ptr<Scratch<I>> vals, vals_alt;
+  const I* order = nullptr;
+  if (sigma > 1 && rows > 0) {
+    const std::int64_t longest = conv::longest_row(ptr, rows);
+    const std::int64_t windows = (rows + sigma - 1) / sigma;
+    const int len_bits = conv::bit_width(static_cast<std::uint64_t>(longest));
+    const int end_bit = conv::bit_width(static_cast<std::uint64_t>(windows - 1)) + len_bits;
+    if (end_bit > 64) return via_host(A, [&](const Csr<T, I>& H) { return to_sell(H, options); });
+    keys = std::make_unique<Scratch<std::uint64_t>>(rows);
+    keys_alt = std::make_unique<Scratch<std::uint64_t>>(rows);
+    vals = std::make_unique<Scratch<I>>(rows);
+    vals_alt = std::make_unique<Scratch<I>>(rows);
+    conv::length_sort_keys(ptr, rows, sigma, len_bits, longest, keys->get(), vals->get());
+    std::uint64_t* sorted_keys = nullptr;
+    order = conv::sort_pairs(keys->get(), keys_alt->get(), vals->get(), vals_alt->get(), rows,
+                             end_bit, &sorted_keys);
+  }
+
+  // Slice widths (rounded up to a multiple of threads_per_row) and offsets,
+  // checked before anything large is allocated.
+  const std::int64_t slices = (rows + C - 1) / C;
+  Groups g(slices);
+  layout_groups(g, "SELL", "slice entries", ptr, order, rows, C, slices * C, tpr);
+  const std::int64_t stored = g.stored;
+  require_index_fits<I>("SELL", "stored entries", stored);
+  const std::int64_t index_entries = 2 * slices + 1 + rows + (sigma > 1 ? rows : 0);
+  require_budget("SELL", fmt::format("{} slices of C = {} rows, sigma = {}", slices, C, sigma),
+                 stored, padded_bytes<T, I>(stored, index_entries), A.bytes(), options);
+
+  Array<I> slice_ptr = device_array<I>(slices + 1);
+  Array<I> slice_width = device_array<I>(slices);
+  Array<I> col = device_array<I>(stored);
+  Array<T> val = device_array<T>(stored);
+  Array<I> len = device_array<I>(rows);
+  Array<I> perm = device_array<I>(sigma > 1 ? rows : 0);
+  conv::narrow(g.offset.get(), slices + 1, slice_ptr.data());
+  conv::narrow(g.width.get(), slices, slice_width.data());
+  conv::slot_lengths(ptr, order, rows, LLONG_MAX, len.data());
+  conv::GroupFill<I> fill;
+  fill.groups = slices;
+  fill.C = C;
+  fill.total_slots = slices * C;
+  fill.rows = rows;
+  fill.width = g.width.get();
+  fill.offset = g.offset.get();
+  fill.unit_ptr = g.unit_ptr.get();
+  fill.units = g.units;
+  fill.order = order;
+  conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(), val.data());
+  if (order != nullptr && rows > 0)
+    cuda::check(cudaMemcpyAsync(perm.data(), order, perm.bytes(), cudaMemcpyDeviceToDevice,
+                                cudaStreamLegacy),
+                "cudaMemcpyAsync (SELL permutation)");
+  finish();
+  return TrustedAssembly::sell<T, I>(rows, A.cols(), C, sigma, tpr, std::move(slice_ptr),
+                                     std::move(slice_width), std::move(col), std::move(val),
+                                     std::move(len), std::move(perm), A.nnz());
+}
+
+// ---- HLL ----------------------------------------------------------------------
+
+template <Value T, Index I>
+Hll<T, I> device_to_hll(const Csr<T, I>& A, const ConvertOptions& options) {
+  const int H = options.hack_size;
+  if (H < 1) throw InvalidInput(fmt::format("HLL: hack_size H = {} must be at least 1", H));
+  const std::int64_t rows = A.rows();
+  const I* ptr = A.row_ptr().data();
+  const std::int64_t hacks = (rows + H - 1) / H;
+
+  Groups g(hacks);
+  layout_groups(g, "HLL", "hack entries", ptr, static_cast<const I*>(nullptr), rows, H, rows, 1);
+  const std::int64_t stored = g.stored;
+  require_index_fits<I>("HLL", "stored entries", stored);
+  require_budget("HLL", fmt::format("{} hacks of H = {} rows", hacks, H), stored,
+                 padded_bytes<T, I>(stored, hacks + 1 + rows), A.bytes(), options);
+
+  Array<I> hack_ptr = device_array<I>(hacks + 1);
+  Array<I> col = device_array<I>(stored);
+  Array<T> val = device_array<T>(stored);
+  Array<I> len = device_array<I>(rows);
+  conv::narrow(g.offset.get(), hacks + 1, hack_ptr.data());
+  conv::slot_lengths(ptr, static_cast<const I*>(nullptr), rows, LLONG_MAX, len.data());
+  conv::GroupFill<I> fill;
+  fill.groups = hacks;
+  fill.C = H;
+  fill.total_slots = fill.rows = rows;
+  fill.width = g.width.get();
+  fill.offset = g.offset.get();
+  fill.unit_ptr = g.unit_ptr.get();
+  fill.units = g.units;
+  conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(), val.data());
+  finish();
+  return TrustedAssembly::hll<T, I>(rows, A.cols(), H, std::move(hack_ptr), std::move(col),
+                                    std::move(val), std::move(len), A.nnz());
+}
+
+// ---- HYB ----------------------------------------------------------------------
+
+template <Value T, Index I>
+Hyb<T, I> device_to_hyb(const Csr<T, I>& A, const ConvertOptions& options) {
+  if (options.hyb_width < -1)
+    throw InvalidInput(
+        fmt::format("HYB: hyb_width = {} must be -1 (Bell and Garland's rule) or a width >= 0",
+                    options.hyb_width));
+  const std::int64_t rows = A.rows();
+  const I* ptr = A.row_ptr().data();
+  const std::int64_t longest = conv::longest_row(ptr, rows);
+  std::int64_t K = 0;
+  if (options.hyb_width >= 0) {
+    K = std::min(options.hyb_width, longest);
+  } else if (rows > 0) {
+    // Bell and Garland: the largest K that a third of the rows reach, i.e.
+    // the ceil(rows/3)-th largest row length.
+    Scratch<std::uint64_t> keys(rows), alt(rows);
+    conv::length_keys(ptr, rows, keys.get());
+    const std::uint64_t* sorted = conv::sort_keys(
+        keys.get(), alt.get(), rows, conv::bit_width(static_cast<std::uint64_t>(longest)));
+    const std::int64_t third = (rows + 2) / 3;
+    K = static_cast<std::int64_t>(conv::read_back(sorted + (rows - third)));
+  }
+
+  // COO part: the entries beyond the K-th of each row, in row order.
+  Scratch<std::int64_t> coo_begin(rows + 1);
+  conv::hyb_extra(ptr, rows, K, coo_begin.get());
+  conv::exclusive_sum(coo_begin.get(), rows + 1);
+  const std::int64_t coo_nnz = conv::read_back(coo_begin.get() + rows);
+
+  const std::int64_t stored = padded_mul("HYB", "rows x width", rows, K);
+  require_index_fits<I>("HYB", "rows x width", stored);
+  require_budget(
+      "HYB",
+      fmt::format("ELL part of {} rows x width {}, COO part of {} entries", rows, K, coo_nnz),
+      stored + coo_nnz, padded_bytes<T, I>(stored, rows) + padded_bytes<T, I>(coo_nnz, coo_nnz),
+      A.bytes(), options);
+
+  Array<I> ell_col = device_array<I>(stored);
+  Array<T> ell_val = device_array<T>(stored);
+  Array<I> ell_len = device_array<I>(rows);
+  Array<I> coo_row = device_array<I>(coo_nnz);
+  Array<I> coo_col = device_array<I>(coo_nnz);
+  Array<T> coo_val = device_array<T>(coo_nnz);
+  conv::slot_lengths(ptr, static_cast<const I*>(nullptr), rows, K, ell_len.data());
+  conv::GroupFill<I> fill;
+  fill.C = fill.total_slots = fill.rows = rows;
+  fill.width0 = K;
+  fill.units = conv::group_units(rows, K);
+  conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), ell_col.data(),
+                    ell_val.data());
+  conv::hyb_coo(ptr, A.col_idx().data(), A.values().data(), rows, K, coo_begin.get(), coo_nnz,
+                coo_row.data(), coo_col.data(), coo_val.data());
+  finish();
+  Ell<T, I> ell =
+      TrustedAssembly::ell<T, I>(rows, A.cols(), static_cast<I>(K), std::move(ell_col),
+                                 std::move(ell_val), std::move(ell_len), A.nnz() - coo_nnz);
+  Coo<T, I> coo = TrustedAssembly::coo<T, I>(rows, A.cols(), std::move(coo_row), std::move(coo_col),
+                                             std::move(coo_val), true);
+  return Hyb<T, I>(std::move(ell), std::move(coo), Check::Trusted);
+}
+
+// ---- JAD ----------------------------------------------------------------------
+
+template <Value T, Index I>
+Jad<T, I> device_to_jad(const Csr<T, I>& A, const ConvertOptions&) {
+  const std::int64_t rows = A.rows(), nnz = A.nnz();
+  const I* ptr = A.row_ptr().data();
+  const std::int64_t longest = conv::longest_row(ptr, rows);
+  const int len_bits = conv::bit_width(static_cast<std::uint64_t>(longest));
+
+  // Stable sort of the rows by decreasing length: keys longest − length.
+  Scratch<std::uint64_t> keys(rows), keys_alt(rows);
+  Scratch<I> vals(rows), vals_alt(rows);
+  const I* order = nullptr;
+  std::uint64_t* sorted_keys = keys.get();
+  if (rows > 0) {
+    conv::length_sort_keys(ptr, rows, rows, len_bits, longest, keys.get(), vals.get());
+    order = conv::sort_pairs(keys.get(), keys_alt.get(), vals.get(), vals_alt.get(), rows, len_bits,
+                             &sorted_keys);
+  }
+  // jd_ptr: exclusive sums of the diagonal lengths (rows longer than d).
+  Scratch<std::int64_t> count(longest + 1);
+  conv::jad_counts(sorted_keys, rows, longest, count.get());
+  conv::exclusive_sum(count.get(), longest + 1);
+
+  Array<I> perm = device_array<I>(rows);
+  Array<I> jd_ptr = device_array<I>(longest + 1);
+  Array<I> col = device_array<I>(nnz);
+  Array<T> val = device_array<T>(nnz);
+  conv::narrow(count.get(), longest + 1, jd_ptr.data());
+  if (rows > 0) {
+    cuda::check(cudaMemcpyAsync(perm.data(), order, perm.bytes(), cudaMemcpyDeviceToDevice,
+                                cudaStreamLegacy),
+                "cudaMemcpyAsync (JAD permutation)");
+    const std::int64_t groups = (rows + conv::kSlotBlock - 1) / conv::kSlotBlock;
+    Scratch<std::int64_t> width(groups), unit_ptr(groups + 1);
+    conv::jad_groups(sorted_keys, rows, longest, groups, width.get(), unit_ptr.get());
+    conv::exclusive_sum(unit_ptr.get(), groups + 1);
+    conv::GroupFill<I> fill;
+    fill.groups = groups;
+    fill.C = conv::kSlotBlock;
+    fill.total_slots = fill.rows = rows;
+    fill.width = width.get();
+    fill.unit_ptr = unit_ptr.get();
+    fill.units = conv::read_back(unit_ptr.get() + groups);
+    fill.order = order;
+    fill.jd_ptr = jd_ptr.data();
+    conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(), val.data());
+  }
+  finish();
+  return Jad<T, I>(A.rows(), A.cols(), std::move(perm), std::move(jd_ptr), std::move(col),
+                   std::move(val), Check::Trusted);
+}
+
+// ---- DIA ----------------------------------------------------------------------
+
+template <Value T, Index I>
+Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options) {
+  const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz();
+  const std::int64_t span = m > 0 && n > 0 ? m + n - 1 : 0;
+  const int sub_bits = conv::bit_width(static_cast<std::uint64_t>(span > 0 ? span - 1 : 0));
+  // One group (H = m): the keys are the diagonals, j − i + m − 1.
+  GroupKeys keys = distinct_keys(A, conv::KeyMode::Diagonal, m, sub_bits, sub_bits);
+  const std::int64_t nd = keys.count;
+
+  const PaddedSize size = dia_size<T, I>(m, nd);
+  check_padded_budget("DIA", fmt::format("{} rows x {} diagonals", m, nd), size, A.nnz(), A.bytes(),
+                      options);
+
+  Array<I> offsets = device_array<I>(nd);
+  Array<T> values = device_array<T>(size.values);
+  conv::subkeys(keys.uniq, nd, sub_bits, -(m - 1), offsets.data());
+  if (values.size() > 0)
+    cuda::check(cudaMemsetAsync(values.data(), 0, values.bytes(), cudaStreamLegacy),
+                "cudaMemsetAsync (DIA values)");
+  if (nnz > 0) {
+    Scratch<std::int64_t> start(2);
+    conv::group_starts(keys.uniq, nd, 1, sub_bits, start.get());
+    conv::scatter_values(A.row_ptr().data(), A.col_idx().data(), A.values().data(), m, nnz,
+                         conv::KeyMode::Diagonal, m, sub_bits, keys.uniq, start.get(),
+                         values.data());
+  }
+  ExplicitZeros<I> zeros = device_explicit_zeros(A);
+  finish();
+  return TrustedAssembly::dia<T, I>(m, n, std::move(offsets), std::move(values), std::move(zeros),
+                                    nnz);
+}
+
+// ---- HDI ----------------------------------------------------------------------
+
+template <Value T, Index I>
+Hdi<T, I> device_to_hdi(const Csr<T, I>& A, const ConvertOptions& options) {
+  if (options.hack_size < 1)
+    throw InvalidInput(
+        fmt::format("HDI: ConvertOptions::hack_size = {}, expected at least 1", options.hack_size));
+  const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz(), H = options.hack_size;
+  const std::int64_t nh = (m + H - 1) / H;
+  const I hack = checked_index<I>(H, "HDI hack_size");
+  const std::int64_t span = m > 0 && n > 0 ? m + n - 1 : 0;
+  const int sub_bits = conv::bit_width(static_cast<std::uint64_t>(span > 0 ? span - 1 : 0));
+  const int end_bit = conv::bit_width(static_cast<std::uint64_t>(nh > 0 ? nh - 1 : 0)) + sub_bits;
+  if (end_bit > 64) return via_host(A, [&](const Csr<T, I>& h) { return to_hdi(h, options); });
+
+  GroupKeys keys = distinct_keys(A, conv::KeyMode::Diagonal, H, sub_bits, end_bit);
+  const std::int64_t total = keys.count;
+  Scratch<std::int64_t> start(nh + 1);
+  conv::group_starts(keys.uniq, total, nh, sub_bits, start.get());
+
+  const std::int64_t last_rows = nh > 0 ? m - (nh - 1) * H : 0;
+  const std::int64_t last_diags = nh > 0 ? total - conv::read_back(start.get() + nh - 1) : 0;
+  const PaddedSize size = hdi_size<T, I>(H, nh, total, last_rows, last_diags);
+  check_padded_budget("HDI",
+                      fmt::format("{} hacks of {} rows (the last {}) with {} diagonals in all", nh,
+                                  H, last_rows, total),
+                      size, A.nnz(), A.bytes(), options);
+
+  Array<I> hack_ptr = device_array<I>(nh + 1);
+  Array<I> offsets = device_array<I>(total);
+  Array<T> values = device_array<T>(size.values);
+  conv::narrow(start.get(), nh + 1, hack_ptr.data());
+  conv::subkeys(keys.uniq, total, sub_bits, -(m - 1), offsets.data());
+  if (values.size() > 0)
+    cuda::check(cudaMemsetAsync(values.data(), 0, values.bytes(), cudaStreamLegacy),
+                "cudaMemsetAsync (HDI values)");
+  conv::scatter_values(A.row_ptr().data(), A.col_idx().data(), A.values().data(), m, nnz,
+                       conv::KeyMode::Diagonal, H, sub_bits, keys.uniq, start.get(), values.data());
+  ExplicitZeros<I> zeros = device_explicit_zeros(A);
+  finish();
+  return TrustedAssembly::hdi<T, I>(m, n, hack, std::move(hack_ptr), std::move(offsets),
+                                    std::move(values), std::move(zeros), nnz);
+}
+
+// ---- BCSR ---------------------------------------------------------------------
+
+template <Value T, Index I>
+Bcsr<T, I> device_to_bcsr(const Csr<T, I>& A, const ConvertOptions& options) {
+  constexpr int kMax = Bcsr<T, I>::kMaxBlockSize;
+  if (options.block_size < 1 || options.block_size > kMax)
+    throw InvalidInput(fmt::format("BCSR: ConvertOptions::block_size = {} is out of range [1, {}]",
+                                   options.block_size, kMax));
+  const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz(), b = options.block_size;
+  const std::int64_t mb = (m + b - 1) / b, nbc = (n + b - 1) / b;
+  const int sub_bits = conv::bit_width(static_cast<std::uint64_t>(nbc > 0 ? nbc - 1 : 0));
+  const int end_bit = conv::bit_width(static_cast<std::uint64_t>(mb > 0 ? mb - 1 : 0)) + sub_bits;
+  if (end_bit > 64) return via_host(A, [&](const Csr<T, I>& h) { return to_bcsr(h, options); });
+
+  GroupKeys keys = distinct_keys(A, conv::KeyMode::Block, b, sub_bits, end_bit);
+  const std::int64_t nblocks = keys.count;
+
+  // Refuse before allocating: low fill, or storage beyond the budget.
+  const PaddedSize size = bcsr_size<T, I>(mb, nblocks, b);
+  const std::string what = fmt::format("{} blocks of {}x{}", nblocks, b, b);
+  if (size.values > 0) {
+    const double fill = static_cast<double>(A.nnz()) / static_cast<double>(size.values);
+    if (fill < options.min_block_fill)
+      throw Unsupported(fmt::format(
+          "BCSR: block size {} gives fill {:.4f} ({} entries in {} = {} stored values, {} bytes, "
+          "{:.1f}x the CSR's {} bytes), below ConvertOptions::min_block_fill = {}",
+          b, fill, A.nnz(), what, size.values, size.bytes,
+          static_cast<double>(size.bytes) / static_cast<double>(A.bytes()), A.bytes(),
+          options.min_block_fill));
+  }
+  check_padded_budget("BCSR", what, size, A.nnz(), A.bytes(), options);
+
+  Scratch<std::int64_t> start(mb + 1);
+  conv::group_starts(keys.uniq, nblocks, mb, sub_bits, start.get());
+  Array<I> block_ptr = device_array<I>(mb + 1);
+  Array<I> block_col = device_array<I>(nblocks);
+  Array<T> values = device_array<T>(size.values);
+  conv::narrow(start.get(), mb + 1, block_ptr.data());
+  conv::subkeys(keys.uniq, nblocks, sub_bits, 0, block_col.data());
+  if (values.size() > 0)
+    cuda::check(cudaMemsetAsync(values.data(), 0, values.bytes(), cudaStreamLegacy),
+                "cudaMemsetAsync (BCSR values)");
+  conv::scatter_values(A.row_ptr().data(), A.col_idx().data(), A.values().data(), m, nnz,
+                       conv::KeyMode::Block, b, sub_bits, keys.uniq, start.get(), values.data());
+  ExplicitZeros<I> zeros = device_explicit_zeros(A);
+  finish();
+  return TrustedAssembly::bcsr<T, I>(m, n, static_cast<int>(b), std::move(block_ptr),
+                                     std::move(block_col), std::move(values), std::move(zeros),
+                                     nnz);
+}
+
+// ---- COO ----------------------------------------------------------------------
+
+template <Value T, Index I>
+Coo<T, I> device_to_coo(const Csr<T, I>& A) {
+  Array<I> rows = device_array<I>(A.nnz());
+  conv::expand_rows(A.row_ptr().data(), A.rows(), A.nnz(), rows.data());
+  Array<I> col = A.col_idx().clone();
+  Array<T> val = A.values().clone();
+  finish();
+  // CSR columns increase strictly within each row: (row, column) order.
+  return TrustedAssembly::coo<T, I>(A.rows(), A.cols(), std::move(rows), std::move(col),
+                                    std::move(val), true);
+}
+
+#define SPX_INST(T, I)                                                         \
+  template Ell<T, I> device_to_ell(const Csr<T, I>&, const ConvertOptions&);   \
+  template Sell<T, I> device_to_sell(const Csr<T, I>&, const ConvertOptions&); \
+  template Hll<T, I> device_to_hll(const Csr<T, I>&, const ConvertOptions&);   \
+  template Hyb<T, I> device_to_hyb(const Csr<T, I>&, const ConvertOptions&);   \
+  template Jad<T, I> device_to_jad(const Csr<T, I>&, const ConvertOptions&);   \
+  template Dia<T, I> device_to_dia(const Csr<T, I>&, const ConvertOptions&);   \
+  template Hdi<T, I> device_to_hdi(const Csr<T, I>&, const ConvertOptions&);   \
+  template Bcsr<T, I> device_to_bcsr(const Csr<T, I>&, const ConvertOptions&); \
+  template Coo<T, I> device_to_coo(const Csr<T, I>&);
+SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+#undef SPX_INST
+
+}  // namespace spx::detail

@@ -1,0 +1,201 @@
+// Device-side conversions CSR → ELL, SELL, HLL, HYB, JAD, DIA, HDI, BCSR: a
+// CSR in device memory is converted without travelling to the host, and the
+// result is identical, array by array and bit by bit, to the host conversion
+// followed by .to(Space::Device) (refusals included: the same size checks, on
+// the same numbers, before anything large is allocated).
+//
+// Two layers:
+//   spx::detail::device_to_*   the conversions (src/cuda/convert_device.cpp):
+//                              size checks, allocation, assembly; called by
+//                              the host to_* functions when A lives on the
+//                              device (src/core/convert_*.cpp).
+//   spx::cuda::conv::*         the device passes they are built from
+//                              (src/cuda/convert_{scan,ellpack,diag}.cu).
+// Everything runs on the default stream; functions that return a size read it
+// with a small synchronous copy. Scratch comes from SpX's stream-ordered pool.
+// No fmt and no CUDA types here: plain C++ declarations.
+#pragma once
+
+#include <cstdint>
+
+#include "spx/convert.hpp"
+
+namespace spx::detail {
+
+template <Value T, Index I>
+Ell<T, I> device_to_ell(const Csr<T, I>& A, const ConvertOptions& options);
+template <Value T, Index I>
+Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options);
+template <Value T, Index I>
+Hll<T, I> device_to_hll(const Csr<T, I>& A, const ConvertOptions& options);
+template <Value T, Index I>
+Hyb<T, I> device_to_hyb(const Csr<T, I>& A, const ConvertOptions& options);
+template <Value T, Index I>
+Jad<T, I> device_to_jad(const Csr<T, I>& A, const ConvertOptions& options);
+template <Value T, Index I>
+Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options);
+template <Value T, Index I>
+Hdi<T, I> device_to_hdi(const Csr<T, I>& A, const ConvertOptions& options);
+template <Value T, Index I>
+Bcsr<T, I> device_to_bcsr(const Csr<T, I>& A, const ConvertOptions& options);
+template <Value T, Index I>
+Coo<T, I> device_to_coo(const Csr<T, I>& A);
+
+}  // namespace spx::detail
+
+namespace spx::cuda::conv {
+
+/// Rows (slots) handled by one warp of the fill kernels, and the entries of a
+/// row one warp writes at most (longer rows are split over several warps).
+inline constexpr std::int64_t kSlotBlock = 32;
+inline constexpr std::int64_t kWidthChunk = 64;
+
+/// Number of bits needed to write x (0 for x = 0).
+constexpr int bit_width(std::uint64_t x) {
+  int b = 0;
+  while (x != 0) {
+    ++b;
+    x >>= 1;
+  }
+  return b;
+}
+
+// ---- scans, sorts, reductions (convert_scan.cu) ----------------------------
+
+/// In-place exclusive prefix sum of n values.
+void exclusive_sum(std::int64_t* data, std::int64_t n);
+/// The same with saturating addition (sums that pass INT64_MAX stay there),
+/// so that an overflow is detected rather than wrapped.
+void exclusive_sum_saturating(std::int64_t* data, std::int64_t n);
+/// Sorts n keys (bits [0, end_bit) significant; stable); returns the buffer
+/// that holds the result, `keys` or `alt`.
+std::uint64_t* sort_keys(std::uint64_t* keys, std::uint64_t* alt, std::int64_t n, int end_bit);
+/// Stable sort of (key, value) pairs; returns the buffer holding the sorted
+/// values (`vals` or `vals_alt`) and sets `sorted_keys` to the keys' buffer.
+template <Index I>
+I* sort_pairs(std::uint64_t* keys, std::uint64_t* keys_alt, I* vals, I* vals_alt, std::int64_t n,
+              int end_bit, std::uint64_t** sorted_keys);
+/// One value from device memory (synchronous).
+std::int64_t read_back(const std::int64_t* p);
+std::uint64_t read_back(const std::uint64_t* p);
+
+/// The longest row of a device CSR (0 without rows). Synchronous.
+template <Index I>
+std::int64_t longest_row(const I* ptr, std::int64_t rows);
+/// keys[i] = (i / window) << len_bits | (longest - length of row i), values[i]
+/// = i: sorting the pairs orders rows by window, then by decreasing length,
+/// stably.
+template <Index I>
+void length_sort_keys(const I* ptr, std::int64_t rows, std::int64_t window, int len_bits,
+                      std::int64_t longest, std::uint64_t* keys, I* values);
+/// keys[i] = length of row i.
+template <Index I>
+void length_keys(const I* ptr, std::int64_t rows, std::uint64_t* keys);
+/// out[i] = in[i] for i < n (narrowing; the values are known to fit I).
+template <Index I>
+void narrow(const std::int64_t* in, std::int64_t n, I* out);
+
+// ---- ELLPACK family, HYB, JAD (convert_ellpack.cu) ---------------------------
+
+/// Groups of slots: group g holds slots [g·C, min((g+1)·C, total_slots)); slot
+/// s < rows holds CSR row order[s] (or s without order), its first
+/// min(length, width_g) entries; the rest of the group's width is padding.
+/// Each group is cut into units of kSlotBlock slots × kWidthChunk entries,
+/// one warp each; unit_ptr (groups + 1, exclusive sums of the units) maps a
+/// warp to its group (nullptr: one group, `units` units).
+template <Index I>
+struct GroupFill {
+  std::int64_t groups = 1;
+  std::int64_t C = 0;
+  std::int64_t total_slots = 0;
+  std::int64_t rows = 0;
+  const std::int64_t* width = nullptr;  ///< per group; nullptr: width0 for all
+  std::int64_t width0 = 0;
+  const std::int64_t* offset = nullptr;  ///< per group (ELLPACK layout); nullptr: 0
+  const std::int64_t* unit_ptr = nullptr;
+  std::int64_t units = 0;
+  const I* order = nullptr;   ///< slot → CSR row; nullptr: identity
+  const I* jd_ptr = nullptr;  ///< JAD layout: entry j of slot s at jd_ptr[j] + s, no padding
+};
+
+/// Units of a group of `slots` slots and width `width`.
+constexpr std::int64_t group_units(std::int64_t slots, std::int64_t width) {
+  return width <= 0 || slots <= 0
+             ? 0
+             : ((slots + kSlotBlock - 1) / kSlotBlock) * ((width + kWidthChunk - 1) / kWidthChunk);
+}
+
+/// width[g] = the longest of the rows in group g's slots below `rows` (groups
+/// of C slots, slot s = row order[s] or s).
+template <Index I>
+void group_widths(const I* ptr, const I* order, std::int64_t rows, std::int64_t C,
+                  std::int64_t groups, std::int64_t* width);
+/// Rounds width[g] up to a multiple of `round`, and writes size[g] =
+/// slots_g × width[g] (saturating) and units[g] for g < groups, and
+/// size[groups] = units[groups] = 0 (ready for exclusive sums).
+void group_sizes(std::int64_t* width, std::int64_t groups, std::int64_t C, std::int64_t total_slots,
+                 std::int64_t round, std::int64_t* size, std::int64_t* units);
+/// out[s] = min(length of row order[s] (or s), cap) for s < rows.
+template <Index I>
+void slot_lengths(const I* ptr, const I* order, std::int64_t rows, std::int64_t cap, I* out);
+/// Writes the ELLPACK (or JAD) arrays of every group.
+template <Value T, Index I>
+void fill_groups(const GroupFill<I>& g, const I* ptr, const I* col, const T* val, I* out_col,
+                 T* out_val);
+/// extra[r] = max(0, length of row r − K) for r < rows, extra[rows] = 0.
+template <Index I>
+void hyb_extra(const I* ptr, std::int64_t rows, std::int64_t K, std::int64_t* extra);
+/// The COO part of HYB: entries beyond the K-th of each row, at
+/// coo_begin[r] + (position in the row − K).
+template <Value T, Index I>
+void hyb_coo(const I* ptr, const I* col, const T* val, std::int64_t rows, std::int64_t K,
+             const std::int64_t* coo_begin, std::int64_t coo_nnz, I* out_row, I* out_col,
+             T* out_val);
+/// COO row indices of a CSR: out[k] = row of entry k.
+template <Index I>
+void expand_rows(const I* ptr, std::int64_t rows, std::int64_t nnz, I* out);
+/// JAD from the keys sorted by length_sort_keys (one window): count[d] =
+/// rows longer than d for d < longest, count[longest] = 0; and per group of
+/// kSlotBlock stored rows its width (the first row's length) and units.
+void jad_counts(const std::uint64_t* sorted_keys, std::int64_t rows, std::int64_t longest,
+                std::int64_t* count);
+void jad_groups(const std::uint64_t* sorted_keys, std::int64_t rows, std::int64_t longest,
+                std::int64_t groups, std::int64_t* width, std::int64_t* units);
+
+// ---- DIA, HDI, BCSR (convert_diag.cu) ---------------------------------------
+
+/// How entries are grouped and keyed: Diagonal: group = row / H, subkey =
+/// column − row + rows − 1 (DIA is H = rows); Block: group = row / b, subkey
+/// = column / b. key = group << sub_bits | subkey.
+enum class KeyMode { Diagonal, Block };
+
+template <Index I>
+void entry_keys(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz, KeyMode mode,
+                std::int64_t H, int sub_bits, std::uint64_t* keys);
+/// Compacts the distinct values of sorted keys[0, n) into out; returns their
+/// number. `flags` is scratch of n + 1 values. Synchronous.
+std::int64_t unique_keys(const std::uint64_t* keys, std::int64_t n, std::int64_t* flags,
+                         std::uint64_t* out);
+/// start[g] = the first unique key of group g (lower bound of g << sub_bits),
+/// for g in [0, groups].
+void group_starts(const std::uint64_t* uniq, std::int64_t n, std::int64_t groups, int sub_bits,
+                  std::int64_t* start);
+/// out[k] = (uniq[k] & low mask) + shift.
+template <Index I>
+void subkeys(const std::uint64_t* uniq, std::int64_t n, int sub_bits, std::int64_t shift, I* out);
+/// Writes every CSR value at its place (values zeroed beforehand): Diagonal:
+/// H·start[g] + d·rows_g + r; Block: (start[g] + d)·H² + (column % H)·H + r,
+/// with d the index of the entry's key among its group's unique keys.
+template <Value T, Index I>
+void scatter_values(const I* ptr, const I* col, const T* val, std::int64_t rows, std::int64_t nnz,
+                    KeyMode mode, std::int64_t H, int sub_bits, const std::uint64_t* uniq,
+                    const std::int64_t* start, T* out);
+/// flags[k] = (val[k] == 0) for k < nnz, flags[nnz] = 0.
+template <Value T>
+void zero_flags(const T* val, std::int64_t nnz, std::int64_t* flags);
+/// Positions of the explicit zeros (flags scanned): rows and columns.
+template <Index I>
+void scatter_zeros(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
+                   const std::int64_t* pos, I* out_row, I* out_col);
+
+}  // namespace spx::cuda::conv

@@ -1,0 +1,461 @@
+// Device-side conversions (src/cuda/convert_*): for every test matrix and
+// every format and option variant, converting a device CSR on the device must
+// give exactly — array by array, bit by bit, padding, permutations, explicit
+// zeros and the HYB split included — what the host conversion followed by
+// .to(Space::Device) gives; and a conversion the host refuses must be refused
+// on the device with the same error type and message. Besides the shared
+// test matrices, random matrices stress the launch geometry: rows that span
+// many warps and width chunks, long runs of empty rows, explicit zeros (+0
+// and -0), NaN payloads, rows counts that are not multiples of the slice,
+// hack or block size. Every test needs a GPU: it skips without one (fails
+// with SPX_REQUIRE_GPU=1). SPX_TEST_SMALL=1 shrinks the large cases.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "matrices.hpp"
+#include "spx/convert.hpp"
+
+namespace spx::test {
+namespace {
+
+template <class P>
+class CudaConvert : public ::testing::Test {};
+TYPED_TEST_SUITE(CudaConvert, TypePairs, TypePairNames);
+
+bool small_tests() {
+  const char* v = std::getenv("SPX_TEST_SMALL");
+  return v != nullptr && v[0] == '1';
+}
+
+// ---- comparing two matrices bit by bit ----------------------------------------
+
+struct Part {
+  std::string name;
+  Space space = Space::Host;
+  std::vector<unsigned char> bytes;
+};
+
+template <class U>
+Part part(std::string name, const Array<U>& a) {
+  const std::vector<U> v = a.to_vector();
+  Part p{std::move(name), a.space(), std::vector<unsigned char>(v.size() * sizeof(U))};
+  if (!v.empty()) std::memcpy(p.bytes.data(), v.data(), p.bytes.size());
+  return p;
+}
+
+/// Every array of a format, and its scalars as one line.
+template <Value T, Index I>
+std::pair<std::string, std::vector<Part>> describe(const Matrix<T, I>& M) {
+  return std::visit(
+      [](const auto& m) -> std::pair<std::string, std::vector<Part>> {
+        using F = std::remove_cvref_t<decltype(m)>;
+        std::string s = fmt::format("{} {}x{} space={} ", to_string(F::kFormat), m.rows(), m.cols(),
+                                    m.space() == Space::Device ? "device" : "host");
+        std::vector<Part> p;
+        if constexpr (std::is_same_v<F, Csr<T, I>>) {
+          p = {part("row_ptr", m.row_ptr()), part("col_idx", m.col_idx()),
+               part("values", m.values())};
+        } else if constexpr (std::is_same_v<F, Coo<T, I>>) {
+          s += fmt::format("sorted={}", m.sorted());
+          p = {part("row_idx", m.row_idx()), part("col_idx", m.col_idx()),
+               part("values", m.values())};
+        } else if constexpr (std::is_same_v<F, Csc<T, I>>) {
+          p = {part("col_ptr", m.col_ptr()), part("row_idx", m.row_idx()),
+               part("values", m.values())};
+        } else if constexpr (std::is_same_v<F, Ell<T, I>>) {
+          s += fmt::format("nnz={} width={}", m.nnz(), m.width());
+          p = {part("col_idx", m.col_idx()), part("values", m.values()),
+               part("row_len", m.row_len())};
+        } else if constexpr (std::is_same_v<F, Sell<T, I>>) {
+          s += fmt::format("nnz={} C={} sigma={} tpr={}", m.nnz(), m.slice_size(), m.sigma(),
+                           m.threads_per_row());
+          p = {part("slice_ptr", m.slice_ptr()), part("slice_width", m.slice_width()),
+               part("col_idx", m.col_idx()),     part("values", m.values()),
+               part("row_len", m.row_len()),     part("perm", m.perm())};
+        } else if constexpr (std::is_same_v<F, Hll<T, I>>) {
+          s += fmt::format("nnz={} H={}", m.nnz(), m.hack_size());
+          p = {part("hack_ptr", m.hack_ptr()), part("col_idx", m.col_idx()),
+               part("values", m.values()), part("row_len", m.row_len())};
+        } else if constexpr (std::is_same_v<F, Hyb<T, I>>) {
+          s += fmt::format("nnz={} K={} ell.nnz={} coo.nnz={} coo.sorted={} coo.space={}", m.nnz(),
+                           m.width(), m.ell().nnz(), m.coo().nnz(), m.coo().sorted(),
+                           m.coo().space() == Space::Device ? "device" : "host");
+          p = {part("ell.col_idx", m.ell().col_idx()), part("ell.values", m.ell().values()),
+               part("ell.row_len", m.ell().row_len()), part("coo.row_idx", m.coo().row_idx()),
+               part("coo.col_idx", m.coo().col_idx()), part("coo.values", m.coo().values())};
+        } else if constexpr (std::is_same_v<F, Jad<T, I>>) {
+          s += fmt::format("nnz={} diagonals={}", m.nnz(), m.num_diagonals());
+          p = {part("perm", m.perm()), part("jd_ptr", m.jd_ptr()), part("col_idx", m.col_idx()),
+               part("values", m.values())};
+        } else if constexpr (std::is_same_v<F, Dia<T, I>>) {
+          s += fmt::format("nnz={} ndiag={}", m.nnz(), m.ndiag());
+          p = {part("offsets", m.offsets()), part("values", m.values()),
+               part("zeros.rows", m.explicit_zeros().rows),
+               part("zeros.cols", m.explicit_zeros().cols)};
+        } else if constexpr (std::is_same_v<F, Hdi<T, I>>) {
+          s += fmt::format("nnz={} H={}", m.nnz(), m.hack_size());
+          p = {part("hack_ptr", m.hack_ptr()), part("offsets", m.offsets()),
+               part("values", m.values()), part("zeros.rows", m.explicit_zeros().rows),
+               part("zeros.cols", m.explicit_zeros().cols)};
+        } else if constexpr (std::is_same_v<F, Bcsr<T, I>>) {
+          s += fmt::format("nnz={} b={} blocks={}", m.nnz(), m.block_size(), m.blocks());
+          p = {part("block_ptr", m.block_ptr()), part("block_col", m.block_col()),
+               part("values", m.values()), part("zeros.rows", m.explicit_zeros().rows),
+               part("zeros.cols", m.explicit_zeros().cols)};
+        } else {
+          static_assert(sizeof(F) == 0, "a format without a description");
+        }
+        return {s, std::move(p)};
+      },
+      M);
+}
+
+/// The outcome of one conversion: the matrix, or the error it raised.
+template <Value T, Index I>
+struct Outcome {
+  std::optional<Matrix<T, I>> matrix;
+  std::string error_type, message;
+};
+
+template <Value T, Index I>
+Outcome<T, I> attempt(const std::function<Matrix<T, I>()>& f) {
+  Outcome<T, I> o;
+  try {
+    o.matrix = f();
+  } catch (const OutOfMemory& e) {
+    o.error_type = "OutOfMemory";
+    o.message = e.what();
+  } catch (const InvalidInput& e) {
+    o.error_type = "InvalidInput";
+    o.message = e.what();
+  } catch (const Unsupported& e) {
+    o.error_type = "Unsupported";
+    o.message = e.what();
+  } catch (const std::exception& e) {
+    o.error_type = "other";
+    o.message = e.what();
+  }
+  return o;
+}
+
+/// Host conversion then upload vs. conversion on the device: equal outcomes.
+template <Value T, Index I>
+void expect_same(const Csr<T, I>& host_A, const Csr<T, I>& dev_A, Format f, const ConvertOptions& o,
+                 const std::string& what) {
+  SCOPED_TRACE(what);
+  const Outcome<T, I> h = attempt<T, I>([&] {
+    return std::visit([](const auto& m) { return Matrix<T, I>(m.to(Space::Device)); },
+                      convert(host_A, f, o));
+  });
+  const Outcome<T, I> d = attempt<T, I>([&] { return convert(dev_A, f, o); });
+  ASSERT_EQ(h.error_type, d.error_type) << "host: " << h.message << "\ndevice: " << d.message;
+  if (!h.matrix) {
+    EXPECT_EQ(h.message, d.message);
+    return;
+  }
+  ASSERT_TRUE(d.matrix.has_value());
+  EXPECT_EQ(h.matrix->index(), d.matrix->index());
+  const auto [hs, hp] = describe(*h.matrix);
+  const auto [ds, dp] = describe(*d.matrix);
+  EXPECT_EQ(hs, ds);
+  ASSERT_EQ(hp.size(), dp.size());
+  for (std::size_t k = 0; k < hp.size(); ++k) {
+    SCOPED_TRACE(hp[k].name);
+    EXPECT_EQ(dp[k].space, Space::Device);
+    EXPECT_EQ(hp[k].space, dp[k].space);
+    ASSERT_EQ(hp[k].bytes.size(), dp[k].bytes.size());
+    if (hp[k].bytes != dp[k].bytes) {
+      std::size_t first = 0;
+      while (hp[k].bytes[first] == dp[k].bytes[first])
+        ++first;
+      ADD_FAILURE() << "arrays differ from byte " << first << " of " << hp[k].bytes.size();
+    }
+  }
+}
+
+using Variants = std::vector<std::pair<std::string, std::pair<Format, ConvertOptions>>>;
+
+/// One variant per format: the defaults, with a few parameters that change
+/// the code path (SELL sorting and SELL-P widths, BCSR without fill limit).
+Variants core_variants() {
+  Variants v;
+  const auto add = [&](std::string name, Format f, auto&& tweak) {
+    ConvertOptions o;
+    tweak(o);
+    v.push_back({std::move(name), {f, o}});
+  };
+  const auto none = [](ConvertOptions&) {};
+  for (Format f :
+       {Format::Coo, Format::Ell, Format::Hll, Format::Hyb, Format::Jad, Format::Dia, Format::Hdi})
+    add(std::string(to_string(f)), f, none);
+  add("SELL C=32 sigma=128 tpr=4", Format::Sell, [](ConvertOptions& o) {
+    o.sigma = 128;
+    o.threads_per_row = 4;
+  });
+  add("BCSR b=3", Format::Bcsr, [](ConvertOptions& o) {
+    o.block_size = 3;
+    o.min_block_fill = 0;
+  });
+  return v;
+}
+
+/// Every format with the option variants worth telling apart, refusals
+/// (bad parameters, tight budgets, low block fill) included.
+Variants all_variants() {
+  Variants v;
+  const auto add = [&](std::string name, Format f, auto&& tweak) {
+    ConvertOptions o;
+    tweak(o);
+    v.push_back({std::move(name), {f, o}});
+  };
+  const auto none = [](ConvertOptions&) {};
+  add("CSR", Format::Csr, none);
+  add("COO", Format::Coo, none);
+  add("ELL", Format::Ell, none);
+  add("ELL tight budget", Format::Ell, [](ConvertOptions& o) {
+    o.max_bytes_floor = 0;
+    o.max_expansion = 1.2;
+  });
+  for (auto [C, sigma, tpr] : std::vector<std::tuple<int, int, int>>{{32, 1, 1},
+                                                                     {32, 64, 1},
+                                                                     {32, 32, 4},
+                                                                     {8, 256, 2},
+                                                                     {1, 1, 1},
+                                                                     {1, 7, 3},
+                                                                     {5, 10, 1},
+                                                                     {64, 1, 8},
+                                                                     {0, 1, 1},
+                                                                     {4, 6, 1},
+                                                                     {4, 1, 0}})
+    add(fmt::format("SELL C={} sigma={} tpr={}", C, sigma, tpr), Format::Sell,
+        [=](ConvertOptions& o) {
+          o.slice_size = C;
+          o.sigma = sigma;
+          o.threads_per_row = tpr;
+        });
+  add("SELL tight budget", Format::Sell, [](ConvertOptions& o) {
+    o.sigma = 64;
+    o.max_bytes_floor = 0;
+    o.max_expansion = 1.2;
+  });
+  for (int H : {32, 1, 7, 100, 0})
+    add(fmt::format("HLL H={}", H), Format::Hll, [=](ConvertOptions& o) { o.hack_size = H; });
+  add("HLL tight budget", Format::Hll, [](ConvertOptions& o) {
+    o.max_bytes_floor = 0;
+    o.max_expansion = 1.1;
+  });
+  for (std::int64_t K : {-1, 0, 1, 3, 1000000, -2})
+    add(fmt::format("HYB K={}", K), Format::Hyb, [=](ConvertOptions& o) { o.hyb_width = K; });
+  add("HYB tight budget", Format::Hyb, [](ConvertOptions& o) {
+    o.hyb_width = 1000000;
+    o.max_bytes_floor = 0;
+    o.max_expansion = 1.2;
+  });
+  add("JAD", Format::Jad, none);
+  add("DIA", Format::Dia, none);
+  add("DIA tight budget", Format::Dia, [](ConvertOptions& o) {
+    o.max_bytes_floor = 0;
+    o.max_expansion = 2;
+  });
+  for (int H : {32, 1, 5, 0})
+    add(fmt::format("HDI H={}", H), Format::Hdi, [=](ConvertOptions& o) { o.hack_size = H; });
+  add("HDI tight budget", Format::Hdi, [](ConvertOptions& o) {
+    o.max_bytes_floor = 0;
+    o.max_expansion = 2;
+  });
+  for (int b : {1, 2, 3, 4, 6, 8, 16, 32, 0, 33})
+    add(fmt::format("BCSR b={}", b), Format::Bcsr, [=](ConvertOptions& o) {
+      o.block_size = b;
+      o.min_block_fill = 0;
+    });
+  add("BCSR fill", Format::Bcsr, [](ConvertOptions& o) {
+    o.block_size = 4;
+    o.min_block_fill = 0.5;
+  });
+  add("BCSR tight budget", Format::Bcsr, [](ConvertOptions& o) {
+    o.block_size = 8;
+    o.min_block_fill = 0;
+    o.max_bytes_floor = 0;
+    o.max_expansion = 3;
+  });
+  return v;
+}
+
+template <Value T, Index I>
+void check_variants(const Csr<T, I>& A, const std::string& name, const Variants& variants) {
+  const Csr<T, I> dA = A.to(Space::Device);
+  for (const auto& [vname, fo] : variants)
+    expect_same(A, dA, fo.first, fo.second, name + " / " + vname);
+}
+
+/// A random CSR: row lengths from `length(i, gen)`, distinct sorted columns,
+/// values in ±[0.5, 1.5] with some +0, -0 and NaN (payload kept) entries.
+template <Value T, Index I, class Length>
+Csr<T, I> random_csr(std::int64_t rows, std::int64_t cols, std::uint64_t seed, Length&& length) {
+  std::mt19937_64 gen(seed);
+  std::vector<I> ptr{0}, col;
+  std::vector<T> val;
+  std::vector<I> row_cols;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int64_t n = std::min<std::int64_t>(cols, length(i, gen));
+    row_cols.clear();
+    if (n * 4 > cols) {  // dense-ish: pick by reservoir over all columns
+      for (std::int64_t j = 0; j < cols; ++j)
+        if (static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(cols - j)) <
+            n - static_cast<std::int64_t>(row_cols.size()))
+          row_cols.push_back(static_cast<I>(j));
+    } else {
+      while (static_cast<std::int64_t>(row_cols.size()) < n) {
+        // Mostly near the diagonal (so DIA/HDI/BCSR stay within budget), some far.
+        const std::int64_t near = i * cols / std::max<std::int64_t>(rows, 1);
+        const std::int64_t j =
+            gen() % 8 == 0 ? static_cast<std::int64_t>(gen() % cols)
+                           : std::clamp<std::int64_t>(
+                                 near + static_cast<std::int64_t>(gen() % 33) - 16, 0, cols - 1);
+        if (std::find(row_cols.begin(), row_cols.end(), static_cast<I>(j)) == row_cols.end())
+          row_cols.push_back(static_cast<I>(j));
+      }
+      std::sort(row_cols.begin(), row_cols.end());
+    }
+    for (I j : row_cols) {
+      col.push_back(j);
+      const std::uint64_t kind = gen() % 64;
+      T x;
+      if (kind == 0) {
+        x = T{0};
+      } else if (kind == 1) {
+        x = -T{0};
+      } else if (kind == 2) {
+        x = std::numeric_limits<T>::quiet_NaN();
+      } else {
+        x = static_cast<T>((gen() & 1 ? 1.0 : -1.0) *
+                           (0.5 + static_cast<double>(gen() % 1000) / 1000.0));
+      }
+      val.push_back(x);
+    }
+    ptr.push_back(static_cast<I>(col.size()));
+  }
+  return Csr<T, I>(static_cast<I>(rows), static_cast<I>(cols), Array<I>(ptr), Array<I>(col),
+                   Array<T>(val));
+}
+
+// ---- tests ----------------------------------------------------------------------
+
+// Hand-made matrices: every variant; generated and real ones: one per format
+// (they are larger, and the variants' code paths are covered already).
+TYPED_TEST(CudaConvert, SharedMatricesMatchHostConversion) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const Variants all = all_variants(), core = core_variants();
+  for (const auto& m : handmade_matrices<T, I>())
+    check_variants(m.A, m.name, all);
+  for (auto* more : {&generated_matrices<T, I>, &real_matrices<T, I>})
+    for (const auto& m : more())
+      check_variants(m.A, m.name, core);
+}
+
+TYPED_TEST(CudaConvert, StressGeometryMatchesHostConversion) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  const std::int64_t scale = small_tests() ? 1 : 4;
+  const Variants variants = small_tests() ? core_variants() : all_variants();
+  struct Case {
+    std::string name;
+    std::int64_t rows, cols;
+    std::function<std::int64_t(std::int64_t, std::mt19937_64&)> length;
+  };
+  const std::vector<Case> cases = {
+      // Short rows, a row count that is no multiple of 32, 7, 5 or any b.
+      {"uniform", 1237 * scale, 1301 * scale, [](std::int64_t, auto& g) { return 3 + g() % 6; }},
+      // One very long row (many width chunks of one warp's slots), the rest short.
+      {"one-long-row", 997 * scale, 4000 * scale,
+       [](std::int64_t i, auto& g) -> std::int64_t { return i == 500 ? 3000 : g() % 4; }},
+      // Long runs of empty rows between a few non-empty ones.
+      {"sparse-rows", 3001 * scale, 700,
+       [](std::int64_t i, auto& g) -> std::int64_t { return i % 211 == 5 ? 1 + g() % 40 : 0; }},
+      // Every row empty except the last.
+      {"last-row-only", 513 * scale, 90,
+       [r = 513 * scale](std::int64_t i, auto&) -> std::int64_t { return i == r - 1 ? 90 : 0; }},
+      // Power-law lengths: a HYB split with a large COO part.
+      {"power-law", 2049 * scale, 2049 * scale,
+       [](std::int64_t, auto& g) -> std::int64_t {
+         const double u = static_cast<double>(g() % 100000 + 1) / 100000.0;
+         return static_cast<std::int64_t>(std::min(400.0, 1.0 / (u * u)));
+       }},
+      // Wide and short.
+      {"wide", 40, 50000 * scale, [](std::int64_t, auto& g) -> std::int64_t { return g() % 200; }},
+  };
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    const Case& k = cases[c];
+    const Csr<T, I> A = random_csr<T, I>(k.rows, k.cols, seed + c, k.length);
+    check_variants(A, k.name, variants);
+  }
+}
+
+TYPED_TEST(CudaConvert, ConvertKeepsTheDeviceAndRefusesCsc) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const Csr<T, I> A =
+      random_csr<T, I>(100, 120, fresh_seed(), [](std::int64_t, auto& g) { return 1 + g() % 5; });
+  const Csr<T, I> dA = A.to(Space::Device);
+  for (Format f : {Format::Csr, Format::Coo, Format::Ell, Format::Sell, Format::Hll, Format::Hyb,
+                   Format::Jad, Format::Dia, Format::Hdi, Format::Bcsr}) {
+    SCOPED_TRACE(to_string(f));
+    ConvertOptions o;
+    o.min_block_fill = 0;
+    const Matrix<T, I> M = convert(dA, f, o);
+    std::visit([](const auto& m) { EXPECT_EQ(m.space(), Space::Device); }, M);
+  }
+  try {
+    (void)convert(dA, Format::Csc);
+    ADD_FAILURE() << "CSC conversion of a device CSR should refuse";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("device memory"), std::string::npos) << e.what();
+  }
+}
+
+TYPED_TEST(CudaConvert, RoundTripThroughTheDeviceIsExact) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const Csr<T, I> A = random_csr<T, I>(
+      777, 800, fresh_seed(),
+      [](std::int64_t i, auto& g) -> std::int64_t { return i % 50 == 0 ? 0 : 1 + g() % 12; });
+  const Csr<T, I> dA = A.to(Space::Device);
+  ConvertOptions o;
+  o.min_block_fill = 0;
+  o.sigma = 64;
+  for (Format f : {Format::Ell, Format::Sell, Format::Hll, Format::Hyb, Format::Jad, Format::Dia,
+                   Format::Hdi, Format::Bcsr, Format::Coo}) {
+    SCOPED_TRACE(to_string(f));
+    const Matrix<T, I> host = std::visit(
+        [](const auto& m) { return Matrix<T, I>(m.to(Space::Host)); }, convert(dA, f, o));
+    const Csr<T, I> back = to_csr(spx::ref(host));
+    EXPECT_EQ(back.row_ptr().to_vector(), A.row_ptr().to_vector());
+    EXPECT_EQ(back.col_idx().to_vector(), A.col_idx().to_vector());
+    const auto bv = back.values().to_vector(), av = A.values().to_vector();
+    ASSERT_EQ(bv.size(), av.size());
+    EXPECT_EQ(std::memcmp(bv.data(), av.data(), av.size() * sizeof(T)), 0);
+  }
+}
+
+}  // namespace
+}  // namespace spx::test
