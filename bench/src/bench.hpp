@@ -103,6 +103,10 @@ struct Config {
   /// Upper bound on the timed seconds per kernel: fewer repetitions (at least
   /// 5) when `reps` would exceed it. 0: 2 s on CUDA, 0.25 s on the CPU.
   double max_seconds_per_kernel = 0;
+  /// Wall-clock seconds for the whole run (0: none): members not started when
+  /// it is used up are listed with an error saying so, and the run still ends
+  /// with its JSON and table.
+  double time_budget_s = 0;
   std::vector<Format> formats;        ///< empty: every convertible format
   std::vector<Algorithm> algorithms;  ///< empty: every algorithm (filters SpX kernels)
   bool baselines = true;              ///< run the baselines (cuSPARSE, Eigen)

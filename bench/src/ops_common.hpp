@@ -29,8 +29,22 @@ template <Index I, class Measure>
 void for_each_member(const Suite& suite, const Config& config, Results& res, Measure&& measure) {
   using Clock = std::chrono::steady_clock;
   const std::size_t count = suite.members.size();
+  const auto start = Clock::now();
   for (std::size_t i = 0; i < count; ++i) {
     const SuiteMember& member = suite.members[i];
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (config.time_budget_s > 0 && elapsed > config.time_budget_s) {
+      MatrixInfo skipped;
+      skipped.name = member.name;
+      skipped.group = member.group;
+      skipped.kind = std::string(member.kind());
+      skipped.source = member.describe_source();
+      skipped.regular = member.regular;
+      skipped.error =
+          fmt::format("not measured: the time budget of {} s was used up", config.time_budget_s);
+      res.matrices.push_back(skipped);
+      continue;
+    }
     Config cfg = config;
     if (config.progress) {
       const std::string prefix = fmt::format("[{}/{}] ", i + 1, count);

@@ -33,6 +33,7 @@ struct BenchOptions {
   int reps = 0;
   int warmup = 0;
   double max_seconds = 0;
+  double time_budget = 0;
   bool no_baselines = false;
   std::uint64_t seed = 0;
   int block_size = 0;
@@ -122,6 +123,8 @@ void run(const BenchOptions& o) {
   config.reps = o.reps;
   config.warmup = o.warmup;
   config.max_seconds_per_kernel = o.max_seconds;
+  if (o.time_budget < 0) throw InvalidInput("--time-budget must be ≥ 0 seconds");
+  config.time_budget_s = o.time_budget;
   config.baselines = !o.no_baselines;
   config.seed = o.seed;
   config.block_size = o.block_size;
@@ -246,6 +249,9 @@ void add_bench(CLI::App& app) {
   cmd->add_option(
       "--max-seconds", o->max_seconds,
       "Cap on timed seconds per kernel; fewer reps (≥ 5) beyond it (default: 2 / 0.25)");
+  cmd->add_option("--time-budget", o->time_budget,
+                  "Seconds for the whole run (default: none); members not started in time are "
+                  "listed as not measured, and the JSON and table are still written");
   cmd->add_flag("--no-baselines", o->no_baselines, "Do not run cuSPARSE / Eigen");
   cmd->add_option("--seed", o->seed, "Seed of the vector x (default: fresh, recorded in the JSON)");
   cmd->add_option("--block-size", o->block_size,
