@@ -15,7 +15,8 @@
 // Row-major B: a tile is kRowTile<T> = 128 bytes of a row of B (16 doubles,
 // 32 floats), a compile-time width, so the accumulators stay in vector
 // registers and the loop over the tile vectorizes with unit-stride loads of B;
-// the last, narrower tile takes the same loop with a runtime width.
+// what is left takes a half tile (also compile-time) when it is wide enough,
+// then the same loop with a runtime width.
 // Column-major B: a tile is kColTile = 8 columns, read with the stride ldb (an
 // entry's 8 values lie in 8 columns); the entries of the block's rows are
 // re-read for every tile from cache. C may have either layout in both cases.
@@ -82,24 +83,31 @@ inline void all_tiles(const Rows& A, std::int64_t i0, std::int64_t i1, const Str
   std::int64_t j0 = 0;
   for (; j0 + Tile <= n; j0 += Tile)
     tile<Tile, Tile, kUnit>(A, i0, i1, B, j0, Tile, alpha, beta, C);
+  // A half tile in registers too (n = 8 doubles, 16 floats), then the rest.
+  constexpr int kHalf = Tile / 2;
+  if (kHalf >= 4 && j0 + kHalf <= n) {
+    tile<kHalf, kHalf, kUnit>(A, i0, i1, B, j0, kHalf, alpha, beta, C);
+    j0 += kHalf;
+  }
   if (j0 < n) tile<0, Tile, kUnit>(A, i0, i1, B, j0, n - j0, alpha, beta, C);
 }
 
 }  // namespace rows_detail
 
 /// C = alpha*A*B + beta*C for a row source A with `stored` stored entries
-/// (padding included: the work estimate that sets the thread count).
+/// (padding included: the work estimate that sets the thread count), handing
+/// out `per_task` stored rows at a time.
 template <Value T, class Rows>
 void spmm_rows(T alpha, const Rows& A, std::int64_t stored, DenseView<const T> Bv, T beta,
-               DenseView<T> Cv) {
+               DenseView<T> Cv, std::int64_t per_task = kRowsPerTask) {
   const std::int64_t rows = A.rows(), n = Bv.cols;
   const Strided<const T> B = strided(Bv);
   const Strided<T> C = strided(Cv);
-  const std::int64_t tasks = (rows + kRowsPerTask - 1) / kRowsPerTask;
+  const std::int64_t tasks = (rows + per_task - 1) / per_task;
   const bool unit = Bv.layout == Layout::RowMajor;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_for(stored* n + rows * n))
   for (std::int64_t task = 0; task < tasks; ++task) {
-    const std::int64_t i0 = task * kRowsPerTask, i1 = std::min(rows, i0 + kRowsPerTask);
+    const std::int64_t i0 = task * per_task, i1 = std::min(rows, i0 + per_task);
     if (unit) {
       rows_detail::all_tiles<kRowTile<T>, true>(A, i0, i1, B, n, alpha, beta, C);
     } else {
