@@ -1,20 +1,21 @@
 // The row-oriented CPU SpMM driver shared by the formats whose entries can be
-// listed row by row (ELL, SELL, HLL, the ELL part of HYB, DIA, HDI, JAD), and
-// the row sources that list them.
+// listed row by row (ELL, SELL, HLL, the ELL part of HYB, DIA, HDI, JAD; and
+// BCSR, whose row source is in spmm_bcsr.cpp), and the row sources that list
+// them.
 //
 // A row source describes a matrix as `rows()` stored rows: `out_row(i)` is
 // the row of C that stored row i goes to (SELL and JAD store rows permuted),
 // and `visit(i, f)` calls f(column, value) for each of its entries. The
 // driver does the dense part: threads take blocks of kRowsPerTask stored rows
-// (dynamically scheduled: rows differ in length), and each block is processed
-// in tiles of columns of B and C. For a tile of w columns and a stored row i,
-// the w accumulators t[0..w) collect value·B(column, tile) over the row's
-// entries, and C(out_row(i), tile) = alpha·t + beta·C(out_row(i), tile) is
-// written once (C is not read when beta = 0).
+// (or the caller's count; dynamically scheduled: rows differ in length), and each block is
+// processed in tiles of columns of B and C. For a tile of w columns and a stored row i, the w
+// accumulators t[0..w) collect value·B(column, tile) over the row's entries, and C(out_row(i),
+// tile) = alpha·t + beta·C(out_row(i), tile) is written once (C is not read when beta = 0).
 //
 // Row-major B: a tile is kRowTile<T> = 128 bytes of a row of B (16 doubles,
-// 32 floats), a compile-time width, so the accumulators stay in vector
-// registers and the loop over the tile vectorizes with unit-stride loads of B;
+// 32 floats), a compile-time width, so that the compiler can keep the
+// accumulators in vector registers; the loop over the tile vectorizes with
+// unit-stride loads of B;
 // what is left takes a half tile (also compile-time) when it is wide enough,
 // then the same loop with a runtime width.
 // Column-major B: a tile is kColTile = 8 columns, read with the stride ldb (an
