@@ -18,6 +18,17 @@ writes, next to RUN.json (or into DIR), PNG files named after it:
                                   baseline (cuSPARSE on CUDA, Eigen on the CPU),
                                   per matrix, with the geometric mean.
 
+An SpMM file (`spx bench --op spmm`) gets its own two pictures instead:
+
+  <stem>-spmm-speedup.png         speed-up of SpX's best kernel over the best
+                                  baseline kernel (cuSPARSE on CUDA; dense GEMM
+                                  apart), per matrix, one bar per width n of
+                                  B and C, with the geometric mean per n.
+  <stem>-spmm-bandwidth.png       fraction of the copy bandwidth reached by SpX's
+                                  best kernel (bytes moved: A's arrays, B and C
+                                  once each) against n, one line per matrix,
+                                  with the median, and the baseline's median.
+
 Needs numpy and matplotlib (pip install numpy matplotlib).
 """
 
@@ -216,6 +227,117 @@ def speedup(doc, out):
     return out
 
 
+def spmm_entries(doc):
+    """op_summary entries of an SpMM file, per precision."""
+    return {p["precision"]: p["entries"] for p in doc.get("op_summary", {}).get("precisions", [])
+            if p.get("entries")}
+
+
+def spmm_speedup(doc, out):
+    by_precision = {p: [e for e in es if e["speedup"]] for p, es in spmm_entries(doc).items()}
+    precisions = [p for p in ("f64", "f32") if by_precision.get(p)]
+    if not precisions:
+        return None
+    group = {m["name"]: m["group"] for m in doc["matrices"]}
+    order = [m["name"] for m in sorted(doc["matrices"], key=lambda m: (m["group"], m["name"]))]
+    widths = sorted({e["n_cols"] for p in precisions for e in by_precision[p]})
+    colors = dict(zip(widths, palette(len(widths))))
+    base = baseline_label(doc)
+    n = len(order)
+    fig, axes = plt.subplots(len(precisions), 1, squeeze=False,
+                             figsize=(max(9, 0.45 * n * max(1, len(widths)) / 4 + 3),
+                                      4.6 * len(precisions)))
+    bar = 0.8 / max(1, len(widths))
+    for ax, p in zip(axes[:, 0], precisions):
+        speed = {(e["matrix"], e["n_cols"]): e["speedup"] for e in by_precision[p]}
+        everything = []
+        for i, w in enumerate(widths):
+            vals = [speed.get((m, w), np.nan) for m in order]
+            finite = [v for v in vals if v == v]
+            if not finite:
+                continue
+            everything += finite
+            gm = math.exp(sum(math.log(v) for v in finite) / len(finite))
+            xs = [k - 0.4 + (i + 0.5) * bar for k in range(n)]
+            # Bars grow from 1 (no speed-up): up when SpX is faster, down when slower.
+            ax.bar(xs, [v - 1.0 for v in vals], width=bar, bottom=1.0, color=colors[w],
+                   label=f"n = {w}: geomean {gm:.2f}x ({len(finite)} matrices)")
+            ax.axhline(gm, color=colors[w], ls="--", lw=1)
+        ax.axhline(1.0, color="black", lw=1)
+        ax.set_yscale("log")
+        lo, hi = min(everything + [1.0]), max(everything + [1.0])
+        ax.set_ylim(lo / 1.15, hi * 1.15)
+        label = matplotlib.ticker.FuncFormatter(lambda y, _: f"{y:g}x")
+        ax.yaxis.set_major_formatter(label)
+        ax.yaxis.set_minor_formatter(label if hi / lo < 8 else matplotlib.ticker.NullFormatter())
+        ax.tick_params(axis="y", which="minor", labelsize=7)
+        ax.set_ylabel(f"speed-up over {base}'s best")
+        ax.set_title(f"SpMM {p}, B and C n columns wide: SpX's best kernel vs "
+                     f"{base}'s best (GEMM apart), per matrix", fontsize=10, pad=26)
+        ax.set_xticks(range(n))
+        ax.set_xticklabels([f"{m} ({group[m]})" for m in order], rotation=90, fontsize=6)
+        ax.set_xlim(-0.6, n - 0.4)
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(widths))
+    fig.suptitle(title_of(doc), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def spmm_bandwidth(doc, out):
+    entries = spmm_entries(doc)
+    precisions = [p for p in ("f64", "f32") if entries.get(p)]
+    if not precisions:
+        return None
+    group = {m["name"]: m["group"] for m in doc["matrices"]}
+    groups = sorted(set(group.values()))
+    colors = dict(zip(groups, palette(len(groups))))
+    base = baseline_label(doc)
+    fig, axes = plt.subplots(1, len(precisions), figsize=(8 * len(precisions), 6), squeeze=False)
+    for ax, p in zip(axes[0], precisions):
+        widths = sorted({e["n_cols"] for e in entries[p]})
+        # SpX's best per (matrix, n), from the summary.
+        spx = defaultdict(dict)
+        for e in entries[p]:
+            if e.get("best_bw_fraction") is not None:
+                spx[e["matrix"]][e["n_cols"]] = e["best_bw_fraction"]
+        # The baseline's best per (matrix, n) (dense GEMM apart), from the records.
+        recs = [r for r in doc["records"] if r["precision"] == p and r["baseline"]
+                and r["algorithm"] != "cublas_gemm" and r.get("bw_fraction") is not None]
+        baseline = best_by(recs, lambda r: (r["matrix"], r["n_cols"]))
+        for m in sorted(spx, key=lambda m: (group.get(m, ""), m)):
+            ws = [w for w in widths if w in spx[m]]
+            ax.plot(ws, [spx[m][w] for w in ws], "-o", ms=3, lw=1, alpha=0.8,
+                    color=colors.get(group.get(m), "grey"))
+        med = [np.median([spx[m][w] for m in spx if w in spx[m]]) for w in widths]
+        ax.plot(widths, med, "k-", lw=2.5, label="SpX best, median over matrices")
+        if baseline:
+            bmed = [np.median([r["bw_fraction"] for (m, w), r in baseline.items() if w == x])
+                    if any(w == x for (_, w) in baseline) else np.nan for x in widths]
+            ax.plot(widths, bmed, "k--", lw=2, label=f"{base} best, median over matrices")
+        for g in groups:
+            ax.plot([], [], "-", color=colors[g], label=g)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(widths)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        top = max([v for m in spx for v in spx[m].values()] +
+                  [r["bw_fraction"] for r in baseline.values()])
+        ax.set_ylim(0, 1.15 * top)
+        ax.set_xlabel("n (columns of B and C)")
+        ax.set_ylabel("fraction of copy bandwidth (bytes moved / time / copy GB/s)")
+        ax.set_title(f"SpMM {p}: bandwidth of SpX's best kernel per matrix "
+                     f"(copy {doc['run']['copy_gbs']:.0f} GB/s)", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper left", ncol=2)
+    fig.suptitle(title_of(doc), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("json", help="a file written by `spx bench --json`")
@@ -228,6 +350,13 @@ def main():
     if stem.endswith(".json"):
         stem = stem[:-5]
     written = []
+    if doc.get("op") == "spmm":
+        written.append(spmm_speedup(doc, os.path.join(out_dir, f"{stem}-spmm-speedup.png")))
+        written.append(spmm_bandwidth(doc, os.path.join(out_dir, f"{stem}-spmm-bandwidth.png")))
+        for w in written:
+            if w:
+                print(w)
+        return
     for p in ("f64", "f32"):
         written.append(performance_profile(doc, p, os.path.join(out_dir, f"{stem}-profile-{p}.png")))
     written.append(roofline(doc, os.path.join(out_dir, f"{stem}-roofline.png")))

@@ -18,6 +18,7 @@
 
 #include "bench.hpp"
 #include "common.hpp"
+#include "spx/convert.hpp"
 #include "spx/core/error.hpp"
 
 namespace spx::test {
@@ -477,13 +478,20 @@ TEST(BenchOps, SpmmRecordsPerWidthValidate) {
   suite.members.push_back(
       {"tiny-a", "handmade", true, bench::MatrixProducer([seed] { return handmade(90, seed); })});
   const Results res = bench::run_spmm_bench(suite, config);
+  // Every CPU SpMM kernel of every convertible format (config.formats is empty).
   std::size_t kernels = 0;
+  std::set<Format> formats;
   for (const auto& k : Registry<double, std::int32_t>::instance().spmm_kernels())
-    kernels += k.info.backend == Backend::Cpu && k.info.format == Format::Csr;
+    if (k.info.backend == Backend::Cpu && convertible(k.info.format)) {
+      ++kernels;
+      formats.insert(k.info.format);
+    }
   ASSERT_GT(kernels, 0u);
   EXPECT_EQ(res.records.size(), 2 * kernels) << "one record per kernel and width";
   std::set<std::int64_t> widths;
+  std::set<Format> recorded;
   for (const auto& r : res.records) {
+    recorded.insert(r.format);
     EXPECT_EQ(r.op, bench::BenchOp::Spmm);
     ASSERT_TRUE(r.n_cols.has_value());
     widths.insert(*r.n_cols);
@@ -495,6 +503,7 @@ TEST(BenchOps, SpmmRecordsPerWidthValidate) {
     EXPECT_NEAR(*r.gflops * *r.time_s * 1e9, 2.0 * r.nnz * *r.n_cols, 1e-6 * r.nnz * *r.n_cols);
   }
   EXPECT_EQ(widths, (std::set<std::int64_t>{1, 8}));
+  EXPECT_EQ(recorded, formats);
   const nlohmann::json doc = bench::to_json(res);
   const auto problems = bench::validate_json(doc);
   EXPECT_TRUE(problems.empty()) << problems.size() << " problems, first: " << problems.front();

@@ -1,5 +1,6 @@
-// `spx bench --op spmm`: every CSR SpMM kernel of the backend and its
-// baselines, for several widths n of B and C, on every suite member; then the
+// `spx bench --op spmm`: every SpMM kernel of the backend (every format that
+// has one, or those of --formats) and its baselines, for several widths n of
+// B and C, on every suite member; then the
 // SpMM summary (best SpX kernel against cuSPARSE's best, the accuracy of the
 // Auto rule and the mean row length that best separates the two GPU kernels,
 // the density above which dense GEMM wins).
@@ -15,6 +16,7 @@
 #include "bench.hpp"
 #include "device.hpp"
 #include "ops_common.hpp"
+#include "spx/convert.hpp"
 #include "spx/core/error.hpp"
 #include "spx/ops.hpp"
 
@@ -137,24 +139,54 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
     if (config.progress)
       config.progress(fmt::format("{} {}: {}", info.name, to_string(precision), what), true);
   };
-  std::vector<const SpmmKernel<T, I>*> kernels;
-  for (const auto& kernel : registry.spmm_kernels()) {
-    if (kernel.info.backend != backend || kernel.info.format != Format::Csr) continue;
-    if (kernel.info.baseline && !config.baselines) continue;
-    if (!kernel.info.baseline && !config.algorithms.empty() &&
-        std::ranges::find(config.algorithms, kernel.info.algorithm) == config.algorithms.end())
-      continue;
-    kernels.push_back(&kernel);
+  // Every format with SpMM kernels on the backend (CUDA: CSR), each converted
+  // from A with the benchmark's options (BCSR block size per matrix).
+  struct Candidate {
+    Format format;
+    std::vector<const SpmmKernel<T, I>*> kernels;
+    std::optional<Matrix<T, I>> matrix;  ///< in `space`, unless it is A itself (CSR on the host)
+    std::string error;                   ///< why the conversion failed (empty: it did not)
+  };
+  std::vector<Candidate> candidates;
+  const std::vector<Format> wanted =
+      config.formats.empty() ? std::vector<Format>(kAllFormats.begin(), kAllFormats.end())
+                             : config.formats;
+  for (const Format f : wanted) {
+    if (!convertible(f)) continue;
+    Candidate c{f, {}, std::nullopt, {}};
+    for (const auto& kernel : registry.spmm_kernels()) {
+      if (kernel.info.backend != backend || kernel.info.format != f) continue;
+      if (kernel.info.baseline && !config.baselines) continue;
+      if (!kernel.info.baseline && !config.algorithms.empty() &&
+          std::ranges::find(config.algorithms, kernel.info.algorithm) == config.algorithms.end())
+        continue;
+      c.kernels.push_back(&kernel);
+    }
+    if (c.kernels.empty()) continue;
+    try {
+      if (f == Format::Csr) {
+        if (space == Space::Device) c.matrix.emplace(A.to(Space::Device));
+      } else {
+        say(fmt::format("converting to {}", to_string(f)));
+        const Matrix<T, I> host =
+            convert(A, f, convert_options_for(info.stats, sizeof(T), sizeof(I), config.block_size));
+        c.matrix.emplace(
+            std::visit([&](const auto& a) { return Matrix<T, I>(a.to(space)); }, host));
+      }
+    } catch (const std::exception& e) {
+      c.error = e.what();
+    }
+    candidates.push_back(std::move(c));
   }
-  if (kernels.empty()) return;
-
-  std::optional<Csr<T, I>> placed;
-  if (space == Space::Device) placed = A.to(Space::Device);
-  const Csr<T, I>& dA = placed ? *placed : A;
-  const MatrixRef<T, I> M(&dA);
-  const auto format_bytes = static_cast<std::int64_t>(dA.bytes());
+  if (candidates.empty()) return;
+  const auto matrix_of = [&](const Candidate& c) {
+    return c.matrix ? ref(*c.matrix) : MatrixRef<T, I>(&A);
+  };
 
   for (const std::int64_t n : config.effective_cols()) {
+    // The format of the candidate being measured (set before base_record).
+    Format format = Format::Csr;
+    std::int64_t format_bytes = 0;
     const auto base_record = [&](const SpmmKernel<T, I>& kernel) {
       Record r;
       r.op = BenchOp::Spmm;
@@ -163,7 +195,7 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
       r.precision = precision;
       r.index64 = std::same_as<I, std::int64_t>;
       r.backend = backend;
-      r.format = Format::Csr;
+      r.format = format;
       r.algorithm = r.algorithm_ran = kernel.info.algorithm;
       r.baseline = kernel.info.baseline;
       r.deterministic = kernel.info.deterministic;
@@ -184,15 +216,22 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
     detail::Reference ref;
     const std::vector<std::int64_t> cols = checked_columns(n);
     const std::int64_t dense_bytes = (k + m) * n * static_cast<std::int64_t>(sizeof(T));
+    const auto skip_all = [&](const std::string& reason) {
+      for (const Candidate& c : candidates)
+        for (const auto* kernel : c.kernels) {
+          format = c.format;
+          format_bytes =
+              c.error.empty() ? static_cast<std::int64_t>(bytes_of<T, I>(matrix_of(c))) : 0;
+          Record r = base_record(*kernel);
+          r.status = Status::Skipped;
+          r.reason = reason;
+          results.records.push_back(std::move(r));
+        }
+    };
     if (dense_bytes > kDenseLimitBytes) {
-      for (const auto* kernel : kernels) {
-        Record r = base_record(*kernel);
-        r.status = Status::Skipped;
-        r.reason = fmt::format(
-            "B and C for n = {} would take {:.1f} GiB (the benchmark's limit is {} GiB)", n,
-            static_cast<double>(dense_bytes) / (1 << 30), kDenseLimitBytes >> 30);
-        results.records.push_back(std::move(r));
-      }
+      skip_all(
+          fmt::format("B and C for n = {} would take {:.1f} GiB (the benchmark's limit is {} GiB)",
+                      n, static_cast<double>(dense_bytes) / (1 << 30), kDenseLimitBytes >> 30));
       continue;
     }
     try {
@@ -201,89 +240,102 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
       dB_row.emplace(hB, space);
       dC.emplace(static_cast<std::size_t>(m * n), space);
     } catch (const std::exception& e) {
-      for (const auto* kernel : kernels) {
-        Record r = base_record(*kernel);
-        r.status = Status::Skipped;
-        r.reason = fmt::format("cannot allocate B and C for n = {}: {}", n, e.what());
-        results.records.push_back(std::move(r));
-      }
+      skip_all(fmt::format("cannot allocate B and C for n = {}: {}", n, e.what()));
       continue;
     }
     const SpmmShape row_shape{n, Layout::RowMajor, Layout::RowMajor, n, n};
     const SpmmShape col_shape{n, Layout::ColMajor, Layout::ColMajor, k, m};
-    std::optional<Algorithm> auto_algorithm;
-    try {
-      auto_algorithm = registry.choose_spmm(M, backend, row_shape);
-    } catch (const Error&) {
-    }
-    const SpmmWork work = spmm_work<T, I>(M, n, false);
 
-    for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
-      const SpmmKernel<T, I>& kernel = *kernels[ki];
-      Record r = base_record(kernel);
-      r.bytes_moved = work.bytes;
-      r.auto_choice = !kernel.info.baseline && auto_algorithm == kernel.info.algorithm;
-      say(fmt::format("n = {}: {} ({}/{})", n, to_string(kernel.info.algorithm), ki + 1,
-                      kernels.size()));
-      SpmmShape shape = row_shape;
-      std::string why = kernel.can_run(M, shape);
-      if (!why.empty()) {
-        const std::string why_col = kernel.can_run(M, col_shape);
-        if (why_col.empty()) {
-          shape = col_shape;
-          why.clear();
-        } else if (why_col != why) {
-          why += "; column-major: " + why_col;
+    for (const Candidate& cand : candidates) {
+      format = cand.format;
+      if (!cand.error.empty()) {
+        format_bytes = 0;
+        for (const auto* kernel : cand.kernels) {
+          Record r = base_record(*kernel);
+          r.status = Status::Skipped;
+          r.reason = "conversion failed: " + cand.error;
+          results.records.push_back(std::move(r));
         }
-      }
-      r.layout = std::string(layout_name(shape.b_layout));
-      if (!why.empty()) {
-        r.status = Status::Skipped;
-        r.reason = "cannot run: " + why;
-        results.records.push_back(std::move(r));
         continue;
       }
+      const MatrixRef<T, I> M = matrix_of(cand);
+      format_bytes = static_cast<std::int64_t>(bytes_of<T, I>(M));
+      std::optional<Algorithm> auto_algorithm;
       try {
-        const T* b_data = dB_row->data();
-        if (shape.b_layout == Layout::ColMajor) {
-          if (!dB_col) {
-            std::vector<T> t(hB.size());
-            for (std::int64_t i = 0; i < k; ++i)
-              for (std::int64_t j = 0; j < n; ++j)
-                t[static_cast<std::size_t>(i + j * k)] = hB[static_cast<std::size_t>(i * n + j)];
-            dB_col.emplace(t, space);
-          }
-          b_data = dB_col->data();
-        }
-        const DenseView<const T> Bv{b_data, k, n, shape.ldb, shape.b_layout, space};
-        const DenseView<T> Cv{dC->data(), m, n, shape.ldc, shape.c_layout, space};
-        const ExecContext ctx{timer.stream()};
-        poison(dC->data(), space, dC->size());
-        SpmmOptions so;
-        so.algorithm = kernel.info.algorithm;
-        so.stream = timer.stream();
-        const RunInfo ran = spx::detail::spmm<T, I>(T{1}, M, Bv, T{0}, Cv, so);
-        r.algorithm_ran = ran.algorithm;
-        timer.synchronize();
-        const detail::CheckResult c = check_spmm(dC->to_vector(), m, n, shape.c_layout, cols, ref);
-        r.max_rel_error = detail::finite_or_null(c.max_rel);
-        r.error_ratio = detail::finite_or_null(c.ratio);
-        r.correct = std::isfinite(c.ratio) && c.ratio <= 1.0;
-        const auto product = [&] { kernel.run(T{1}, M, Bv, T{0}, Cv, ctx); };
-        const bool flush =
-            backend == Backend::Cuda && work.bytes < 4 * results.run.device.cache_bytes;
-        const std::vector<double> t = detail::time_budgeted(timer, product, config, flush);
-        detail::fill_timing(r, t, flush, static_cast<double>(work.flops),
-                            static_cast<double>(work.bytes), results.run.copy_gbs);
-        if (!*r.correct)
-          r.reason =
-              fmt::format("result check failed: error {} times the bound (max relative error {})",
-                          c.ratio, c.max_rel);
-      } catch (const std::exception& e) {
-        r.status = Status::Error;
-        r.reason = e.what();
+        auto_algorithm = registry.choose_spmm(M, backend, row_shape);
+      } catch (const Error&) {
       }
-      results.records.push_back(std::move(r));
+      const SpmmWork work = spmm_work<T, I>(M, n, false);
+      const auto& kernels = cand.kernels;
+
+      for (std::size_t ki = 0; ki < kernels.size(); ++ki) {
+        const SpmmKernel<T, I>& kernel = *kernels[ki];
+        Record r = base_record(kernel);
+        r.bytes_moved = work.bytes;
+        r.auto_choice = !kernel.info.baseline && auto_algorithm == kernel.info.algorithm;
+        say(fmt::format("n = {}: {} {} ({}/{})", n, to_string(cand.format),
+                        to_string(kernel.info.algorithm), ki + 1, kernels.size()));
+        SpmmShape shape = row_shape;
+        std::string why = kernel.can_run(M, shape);
+        if (!why.empty()) {
+          const std::string why_col = kernel.can_run(M, col_shape);
+          if (why_col.empty()) {
+            shape = col_shape;
+            why.clear();
+          } else if (why_col != why) {
+            why += "; column-major: " + why_col;
+          }
+        }
+        r.layout = std::string(layout_name(shape.b_layout));
+        if (!why.empty()) {
+          r.status = Status::Skipped;
+          r.reason = "cannot run: " + why;
+          results.records.push_back(std::move(r));
+          continue;
+        }
+        try {
+          const T* b_data = dB_row->data();
+          if (shape.b_layout == Layout::ColMajor) {
+            if (!dB_col) {
+              std::vector<T> t(hB.size());
+              for (std::int64_t i = 0; i < k; ++i)
+                for (std::int64_t j = 0; j < n; ++j)
+                  t[static_cast<std::size_t>(i + j * k)] = hB[static_cast<std::size_t>(i * n + j)];
+              dB_col.emplace(t, space);
+            }
+            b_data = dB_col->data();
+          }
+          const DenseView<const T> Bv{b_data, k, n, shape.ldb, shape.b_layout, space};
+          const DenseView<T> Cv{dC->data(), m, n, shape.ldc, shape.c_layout, space};
+          const ExecContext ctx{timer.stream()};
+          poison(dC->data(), space, dC->size());
+          SpmmOptions so;
+          so.algorithm = kernel.info.algorithm;
+          so.stream = timer.stream();
+          const RunInfo ran = spx::detail::spmm<T, I>(T{1}, M, Bv, T{0}, Cv, so);
+          r.algorithm_ran = ran.algorithm;
+          timer.synchronize();
+          const detail::CheckResult c =
+              check_spmm(dC->to_vector(), m, n, shape.c_layout, cols, ref);
+          r.max_rel_error = detail::finite_or_null(c.max_rel);
+          r.error_ratio = detail::finite_or_null(c.ratio);
+          r.correct = std::isfinite(c.ratio) && c.ratio <= 1.0;
+          const auto product = [&] { kernel.run(T{1}, M, Bv, T{0}, Cv, ctx); };
+          const bool flush =
+              backend == Backend::Cuda && work.bytes < 4 * results.run.device.cache_bytes;
+          const std::vector<double> t = detail::time_budgeted(timer, product, config, flush);
+          detail::fill_timing(r, t, flush, static_cast<double>(work.flops),
+                              static_cast<double>(work.bytes), results.run.copy_gbs);
+          if (!*r.correct)
+            r.reason =
+                fmt::format("result check failed: error {} times the bound (max relative error {})",
+                            c.ratio, c.max_rel);
+        } catch (const std::exception& e) {
+          r.status = Status::Error;
+          r.reason = e.what();
+        }
+        results.records.push_back(std::move(r));
+      }
     }
   }
 }
@@ -375,7 +427,8 @@ void summarize_spmm(Results& res) {
     for (const MatrixInfo& info : res.matrices) {
       if (!info.error.empty()) continue;
       for (const std::int64_t n : res.config.effective_cols()) {
-        const Record *best = nullptr, *base = nullptr, *gemm = nullptr, *autop = nullptr;
+        const Record *best = nullptr, *base = nullptr, *gemm = nullptr, *autop = nullptr,
+                     *best_csr = nullptr;
         std::map<Algorithm, const Record*> spx_ok;
         int failed = 0, errors = 0;
         for (const Record& r : res.records) {
@@ -390,14 +443,17 @@ void summarize_spmm(Results& res) {
           }
           const Record*& slot = r.baseline ? base : best;
           if (slot == nullptr || *r.time_s < *slot->time_s) slot = &r;
-          if (!r.baseline) {
+          // The Auto rule and the merge threshold are about CSR's kernels.
+          if (!r.baseline && r.format == Format::Csr) {
             spx_ok[r.algorithm] = &r;
             if (r.auto_choice) autop = &r;
+            if (best_csr == nullptr || *r.time_s < *best_csr->time_s) best_csr = &r;
           }
         }
         json e = {
             {"matrix", info.name},           {"n_cols", n},      {"mean_row", info.stats.row_mean},
             {"density", info.stats.density}, {"failed", failed}, {"errors", errors}};
+        e["best_format"] = best ? json(std::string(to_string(best->format))) : json();
         e["best_algorithm"] = best ? json(std::string(to_string(best->algorithm))) : json();
         e["best_time_s"] = best ? json(*best->time_s) : json();
         e["best_gflops"] = best && best->gflops ? json(*best->gflops) : json();
@@ -420,11 +476,11 @@ void summarize_spmm(Results& res) {
           gemm_wins[n].emplace_back(info.stats.density, faster);
           gemm_all.emplace_back(info.stats.density, faster);
         }
-        // The Auto rule: right when its pick is the fastest SpX kernel.
+        // The Auto rule: right when its pick is the fastest SpX CSR kernel.
         e["auto_algorithm"] = autop ? json(std::string(to_string(autop->algorithm))) : json();
         e["auto_right"] = json();
-        if (autop && best && spx_ok.size() >= 2) {
-          const bool right = *autop->time_s <= *best->time_s;
+        if (autop && best_csr && spx_ok.size() >= 2) {
+          const bool right = *autop->time_s <= *best_csr->time_s;
           e["auto_right"] = right;
           ++rule_total;
           rule_right += right;

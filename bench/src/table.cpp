@@ -33,7 +33,7 @@ std::string spmm_table(const Results& res) {
   for (const auto& p : res.op_summary.value("precisions", nlohmann::json::array())) {
     out += fmt::format("\nSpMM, {} ({}-bit indices), B and C row-major unless noted\n",
                        str(p["precision"]), res.config.index64 ? 64 : 32);
-    out += fmt::format("{:<28} {:>5} {:>8}  {:<12} {:>9} {:>6}  {:<18} {:>8} {:>9} {:>5}\n",
+    out += fmt::format("{:<28} {:>5} {:>8}  {:<20} {:>9} {:>6}  {:<18} {:>8} {:>9} {:>5}\n",
                        "matrix", "n", "nnz/row", "best SpX", "GFLOPS", "BW %",
                        fmt::format("best {}", base), "speed-up", "GEMM [x]", "auto");
     for (const auto& e : p["entries"]) {
@@ -42,11 +42,14 @@ std::string spmm_table(const Results& res) {
         gemm =
             fmt::format("{:.2f}", e["best_time_s"].get<double>() / e["gemm_time_s"].get<double>());
       std::string line = fmt::format(
-          "{:<28} {:>5} {:>8.2f}  {:<12} {:>9} {:>6}  {:<18} {:>8} {:>9} {:>5}",
+          "{:<28} {:>5} {:>8.2f}  {:<20} {:>9} {:>6}  {:<18} {:>8} {:>9} {:>5}",
           fit(str(e["matrix"]), 28), e["n_cols"].get<std::int64_t>(), e["mean_row"].get<double>(),
-          fit(str(e["best_algorithm"]), 12), num(e["best_gflops"], "{:.1f}"),
-          num(e["best_bw_fraction"], "{:.1f}", 100), fit(str(e["baseline_algorithm"]), 18),
-          num(e["speedup"], "{:.2f}x"), gemm,
+          fit(e.contains("best_format") && e["best_format"].is_string()
+                  ? str(e["best_format"]) + " " + str(e["best_algorithm"])
+                  : str(e["best_algorithm"]),
+              20),
+          num(e["best_gflops"], "{:.1f}"), num(e["best_bw_fraction"], "{:.1f}", 100),
+          fit(str(e["baseline_algorithm"]), 18), num(e["speedup"], "{:.2f}x"), gemm,
           e["auto_right"].is_boolean() ? (e["auto_right"].get<bool>() ? "ok" : "MISS") : "-");
       if (e["failed"].get<int>() > 0)
         line += fmt::format("  CHECK FAILED x{}", e["failed"].get<int>());

@@ -89,6 +89,34 @@ template <Value T, Index I>
 void spmm_csc_atomic(T alpha, const Csc<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                      const ExecContext&);
 
+// The other formats: a thread per block of stored rows through the row driver
+// of spmm_rows.hpp (spmm_ellpack.cpp: ELL, SELL, HLL, HYB; spmm_diag.cpp: DIA,
+// HDI, JAD), and a thread per block row for BCSR (spmm_bcsr.cpp).
+template <Value T, Index I>
+void spmm_ell_rows(T alpha, const Ell<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                   const ExecContext&);
+template <Value T, Index I>
+void spmm_sell_rows(T alpha, const Sell<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                    const ExecContext&);
+template <Value T, Index I>
+void spmm_hll_rows(T alpha, const Hll<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                   const ExecContext&);
+template <Value T, Index I>
+void spmm_hyb_rows(T alpha, const Hyb<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                   const ExecContext&);
+template <Value T, Index I>
+void spmm_dia_rows(T alpha, const Dia<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                   const ExecContext&);
+template <Value T, Index I>
+void spmm_hdi_rows(T alpha, const Hdi<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                   const ExecContext&);
+template <Value T, Index I>
+void spmm_jad_rows(T alpha, const Jad<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                   const ExecContext&);
+template <Value T, Index I>
+void spmm_bcsr_block_rows(T alpha, const Bcsr<T, I>& A, DenseView<const T> B, T beta,
+                          DenseView<T> C, const ExecContext&);
+
 /// Empty when per-thread m×n copies of C fit under kPrivateBytesLimit.
 template <Value T>
 std::string private_dense_fits(std::int64_t rows, std::int64_t n);

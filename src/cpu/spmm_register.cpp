@@ -13,6 +13,18 @@ void cpu_scale_dense(T beta, DenseView<T> C) {
 template void cpu_scale_dense(float, DenseView<float>);
 template void cpu_scale_dense(double, DenseView<double>);
 
+/// Registers format M's one CPU SpMM kernel (deterministic, runs on any
+/// matrix of the format, any n and layouts) and makes it M's Auto choice.
+template <class M, Value T, Index I>
+void add_only_spmm_kernel(Registry<T, I>& reg, Algorithm algorithm,
+                          void (*run)(T, const M&, DenseView<const T>, T, DenseView<T>,
+                                      const ExecContext&)) {
+  reg.template add_spmm<M>(KernelInfo{Op::Spmm, M::kFormat, algorithm, Backend::Cpu, true, false},
+                           always_spmm<M>, run);
+  reg.template set_spmm_auto<M>(Backend::Cpu,
+                                [algorithm](const M&, const SpmmShape&) { return algorithm; });
+}
+
 template <Value T, Index I>
 void register_cpu_spmm_kernels(Registry<T, I>& reg) {
   using CsrM = Csr<T, I>;
@@ -52,6 +64,18 @@ void register_cpu_spmm_kernels(Registry<T, I>& reg) {
     return cpu::private_dense_fits<T>(A.rows(), s.n).empty() ? Algorithm::CpuPrivate
                                                              : Algorithm::CpuAtomic;
   });
+
+  // The other formats have one kernel each: the row driver of spmm_rows.hpp
+  // (ELL, SELL, HLL, HYB, DIA, HDI, JAD) or a thread per block row (BCSR).
+  constexpr Algorithm rows = Algorithm::CpuRows;
+  add_only_spmm_kernel<Ell<T, I>>(reg, rows, cpu::spmm_ell_rows<T, I>);
+  add_only_spmm_kernel<Sell<T, I>>(reg, rows, cpu::spmm_sell_rows<T, I>);
+  add_only_spmm_kernel<Hll<T, I>>(reg, rows, cpu::spmm_hll_rows<T, I>);
+  add_only_spmm_kernel<Hyb<T, I>>(reg, rows, cpu::spmm_hyb_rows<T, I>);
+  add_only_spmm_kernel<Dia<T, I>>(reg, rows, cpu::spmm_dia_rows<T, I>);
+  add_only_spmm_kernel<Hdi<T, I>>(reg, rows, cpu::spmm_hdi_rows<T, I>);
+  add_only_spmm_kernel<Jad<T, I>>(reg, rows, cpu::spmm_jad_rows<T, I>);
+  add_only_spmm_kernel<Bcsr<T, I>>(reg, Algorithm::CpuBlockRows, cpu::spmm_bcsr_block_rows<T, I>);
 }
 
 #define SPX_INST(T, I) template void register_cpu_spmm_kernels(Registry<T, I>&);
