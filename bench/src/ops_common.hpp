@@ -40,8 +40,8 @@ void for_each_member(const Suite& suite, const Config& config, Results& res, Mea
       skipped.kind = std::string(member.kind());
       skipped.source = member.describe_source();
       skipped.regular = member.regular;
-      skipped.error =
-          fmt::format("not measured: the time budget of {} s was used up", config.time_budget_s);
+      skipped.error = fmt::format("the time budget of {} s was used up before this member",
+                                  config.time_budget_s);
       res.matrices.push_back(skipped);
       continue;
     }
