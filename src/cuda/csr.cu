@@ -352,7 +352,7 @@ __device__ T block_run_scan(std::int64_t key, T v, int lane, int warp_id, std::i
   return v;
 }
 
-template <int Items, class T, class I>
+template <int Items, bool Stream, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     csr_merge_kernel(const I* __restrict__ row_ptr, const I* __restrict__ col,
                      const T* __restrict__ val, const T* __restrict__ x, T alpha, T beta,
@@ -382,8 +382,13 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
     for (int u = 0; u < Items; ++u) {
       const int j = tid + u * kBlock;
-      c[u] = j < nk ? __ldcs(col + k0 + j) : I{0};  // streamed: read once, coalesced
-      v[u] = j < nk ? __ldcs(val + k0 + j) : T{0};
+      if constexpr (Stream) {  // evict-first: read once, coalesced
+        c[u] = j < nk ? __ldcs(col + k0 + j) : I{0};
+        v[u] = j < nk ? __ldcs(val + k0 + j) : T{0};
+      } else {
+        c[u] = j < nk ? col[k0 + j] : I{0};
+        v[u] = j < nk ? val[k0 + j] : T{0};
+      }
     }
 #pragma unroll
     for (int u = 0; u < Items; ++u) {
@@ -494,7 +499,7 @@ __global__ void __launch_bounds__(kBlock)
 int adaptive_width(double mean_row_length) {
   // Each lane takes about 2.5-5 entries, in batches of kUnroll independent
   // loads (measured on an H100, see choose_csr).
-  constexpr double kBounds[] = {5, 10, 16, 40, 60};
+  constexpr double kBounds[] = {5, 9.5, 16, 40, 60};
   int v = 1;
   for (const double bound : kBounds) {
     if (mean_row_length < bound) return v;
@@ -549,13 +554,13 @@ void spmv_csr_balanced(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y,
   add_carries(plan.warps, carries.rows(), carries.values(), A.rows(), alpha, y, ctx.stream);
 }
 
-template <int Items, class T, class I>
+template <int Items, bool Stream, class T, class I>
 void launch_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStream_t stream) {
   const MergePlan<I>& plan = merge_plan(A, std::int64_t{kBlock} * Items, stream);
   const auto n = static_cast<std::size_t>(plan.blocks);
   const Carries<T, I> carries(n, stream);
   const unsigned grid = grid_size(plan.blocks * kBlock, kBlock, "csr_merge_kernel");
-  csr_merge_kernel<Items><<<grid, kBlock, 0, stream>>>(
+  csr_merge_kernel<Items, Stream><<<grid, kBlock, 0, stream>>>(
       A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, beta, y,
       plan.coords.data(), carries.rows(), carries.values());
   check_launch("csr_merge_kernel");
@@ -567,11 +572,13 @@ void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
   // Local rows (mean column spread within a tenth of the columns: stencils,
   // FEM, banded) take 11 path items per thread, scattered ones 7: on the
   // H100 benchmark 11 items were 4-10% faster on the stencils and FEM
-  // matrices and 3-10% slower on random, R-MAT and Chung-Lu ones.
+  // matrices and 3-10% slower on random, R-MAT and Chung-Lu ones. Scattered
+  // rows also read the column indices and values with evict-first loads
+  // (4-10% faster there, 1-15% slower on local rows, same benchmark).
   if (csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols())) {
-    launch_merge<kMergeItemsLocal>(alpha, A, x, beta, y, ctx.stream);
+    launch_merge<kMergeItemsLocal, false>(alpha, A, x, beta, y, ctx.stream);
   } else {
-    launch_merge<kMergeItems>(alpha, A, x, beta, y, ctx.stream);
+    launch_merge<kMergeItems, true>(alpha, A, x, beta, y, ctx.stream);
   }
 }
 
