@@ -613,11 +613,12 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //  3. otherwise V lanes per row, V = adaptive_width(mean): each lane takes
 //     about 2.5-5 of the row's entries in unrolled batches of independent
 //     loads. Reported as Scalar when V = 1, Vector when V = 32 and Adaptive
-//     in between (it is the same kernel). The bounds (mean < 5, 10, 20, 40,
-//     60 → V = 1, 2, 4, 8, 16, else 32) come from the H100 benchmark
-//     (bench/results/): 7- and 9-point stencils were fastest with V = 2,
-//     random rows of 10 and FEM rows of 18 with V = 4, the 27-point stencil
-//     and FEM rows of 27 with V = 8, FEM rows of 54 with V = 16.
+//     in between (it is the same kernel). The bounds (mean < 5, 9.5, 16,
+//     40, 60 → V = 1, 2, 4, 8, 16, else 32) come from the H100 benchmark
+//     (bench/results/): 5-, 7- and 9-point stencils were fastest with V = 2,
+//     random rows of 10 with V = 4 (V = 2: 1.23x slower), FEM rows of 18
+//     with V = 4 or 8 (within 2%), the 27-point stencil and FEM rows of 27
+//     with V = 8, FEM rows of 54 with V = 16.
 // Balanced (CSR-I) is never chosen automatically: merge path covers its cases
 // without its row-pointer re-reads.
 template <Value T, Index I>
