@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "cuda_common.hpp"
 #include "reference.hpp"
 #include "spx/convert.hpp"
 #include "spx/formats/coo.hpp"
@@ -39,11 +40,6 @@ namespace {
 template <class P>
 class CudaBlocked : public ::testing::Test {};
 TYPED_TEST_SUITE(CudaBlocked, TypePairs, TypePairNames);
-
-bool small_tests() {
-  const char* v = std::getenv("SPX_TEST_SMALL");
-  return v != nullptr && std::string(v) == "1";
-}
 
 /// No fill limit and a roomy budget: the tests choose their shapes.
 ConvertOptions roomy(int block_size = 4, int hack_size = 32) {
@@ -156,33 +152,6 @@ Csr<T, I> stencil_3d(std::int64_t g, std::uint64_t seed) {
             c.push_back(static_cast<I>(at(i + di, j + dj, k + dk)));
           }
   return csr_of<T, I>(g * g * g, g * g * g, r, c, seed);
-}
-
-/// The registered CUDA kernels of a format.
-template <Value T, Index I>
-std::vector<const SpmvKernel<T, I>*> cuda_kernels(Format f) {
-  std::vector<const SpmvKernel<T, I>*> out;
-  for (const auto& k : Registry<T, I>::instance().spmv_kernels())
-    if (k.info.backend == Backend::Cuda && k.info.format == f) out.push_back(&k);
-  return out;
-}
-
-/// y = alpha*A*x + beta*y0 on the device with algorithm `a`; host result.
-template <class M, Value T = typename M::value_type>
-std::vector<T> device_spmv(const M& dA, Algorithm a, T alpha, const std::vector<T>& x, T beta,
-                           const std::vector<T>& y0, RunInfo* info = nullptr) {
-  const Array<T> dx = Array<T>(x).to(Space::Device);
-  Array<T> dy = Array<T>(y0).to(Space::Device);
-  SpmvOptions opts;
-  opts.algorithm = a;
-  const RunInfo ran = spmv(alpha, dA, dx, beta, dy, opts);
-  if (info != nullptr) *info = ran;
-  return dy.to_vector();
-}
-
-template <Value T>
-std::vector<T> nan_vector(std::int64_t n) {
-  return std::vector<T>(static_cast<std::size_t>(n), std::numeric_limits<T>::quiet_NaN());
 }
 
 /// Runs every CUDA kernel of dM's format that accepts dM over the (alpha,

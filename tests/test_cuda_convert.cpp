@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "cuda_common.hpp"
 #include "matrices.hpp"
 #include "spx/convert.hpp"
 
@@ -34,11 +35,6 @@ namespace {
 template <class P>
 class CudaConvert : public ::testing::Test {};
 TYPED_TEST_SUITE(CudaConvert, TypePairs, TypePairNames);
-
-bool small_tests() {
-  const char* v = std::getenv("SPX_TEST_SMALL");
-  return v != nullptr && v[0] == '1';
-}
 
 // ---- comparing two matrices bit by bit ----------------------------------------
 

@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "cuda_common.hpp"
 #include "reference.hpp"
 #include "spx/convert.hpp"
 #include "spx/ops.hpp"
@@ -35,33 +36,6 @@ namespace {
 template <class P>
 class CudaEllpack : public ::testing::Test {};
 TYPED_TEST_SUITE(CudaEllpack, TypePairs, TypePairNames);
-
-bool small_tests() {
-  const char* v = std::getenv("SPX_TEST_SMALL");
-  return v != nullptr && std::string(v) == "1";
-}
-
-/// A host CSR with the given row lengths (each at most cols): each row a run
-/// of consecutive columns (mod cols) from a random start, sorted; random
-/// nonzero values.
-template <Value T, Index I>
-Csr<T, I> csr_with_lengths(std::int64_t cols, const std::vector<std::int64_t>& lengths,
-                           std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::vector<I> ptr{0}, col;
-  for (const std::int64_t len : lengths) {
-    const auto start = static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(cols));
-    std::vector<I> row;
-    for (std::int64_t j = 0; j < len; ++j)
-      row.push_back(static_cast<I>((start + j) % cols));
-    std::sort(row.begin(), row.end());
-    col.insert(col.end(), row.begin(), row.end());
-    ptr.push_back(static_cast<I>(col.size()));
-  }
-  const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed + 1);
-  return Csr<T, I>(static_cast<I>(lengths.size()), static_cast<I>(cols), Array<I>(ptr),
-                   Array<I>(col), Array<T>(val));
-}
 
 template <Value T, Index I>
 struct Case {
@@ -181,11 +155,6 @@ std::vector<Variant<T, I>> device_variants(const Csr<T, I>& A) {
   return out;
 }
 
-template <Value T>
-std::vector<T> nan_vector(std::int64_t n) {
-  return std::vector<T>(static_cast<std::size_t>(n), std::numeric_limits<T>::quiet_NaN());
-}
-
 /// y = alpha*A*x + beta*y0 on the device; host result.
 template <Value T, Index I>
 std::vector<T> device_spmv(const Matrix<T, I>& m, Algorithm a, T alpha, const std::vector<T>& x,
@@ -199,22 +168,8 @@ std::vector<T> device_spmv(const Matrix<T, I>& m, Algorithm a, T alpha, const st
   return dy.to_vector();
 }
 
-template <Value T, Index I>
-std::vector<const SpmvKernel<T, I>*> cuda_kernels(Format f) {
-  std::vector<const SpmvKernel<T, I>*> out;
-  for (const auto& k : Registry<T, I>::instance().spmv_kernels())
-    if (k.info.backend == Backend::Cuda && k.info.format == f) out.push_back(&k);
-  return out;
-}
-
 Format format_of(const auto& m) {
   return std::visit([](const auto& a) { return std::decay_t<decltype(a)>::kFormat; }, m);
-}
-
-template <Value T>
-bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 // ---- every kernel on every geometry case ---------------------------------------
