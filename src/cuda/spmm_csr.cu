@@ -139,6 +139,88 @@ __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per
     if (active[q]) store_c(C, row, j0 + q * kWarp, alpha, acc[q], beta);
 }
 
+/// n > 16 and short rows: as row_split_tile32, but a warp sums a group of
+/// R consecutive rows (1 < R < 32). The group's nonzeros are contiguous, so
+/// each batch of 32 covers several rows: the sum stores a row of C whenever
+/// it crosses the end of a row. The R + 1 row pointers are loaded once, one
+/// per lane, and broadcast by shuffle. R rows of a few nonzeros (stencils)
+/// thus keep as many loads of B in flight as one long row, and pay the
+/// latency of the row pointers and of the column indices once per group
+/// instead of once per row.
+template <int CPL, class T, class I>
+__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
+    row_block_tile32(std::int64_t m, std::int64_t n, int rows_per_warp, const I* __restrict__ ptr,
+                     const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
+                     T alpha, T beta, Strided<T> C) {
+  constexpr int kGroup = CPL >= 4 ? 4 : 8;  // at most 16 loads of B per lane per group
+  const int lane = threadIdx.x % kWarp;
+  const std::int64_t first =
+      (blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp) * rows_per_warp;
+  if (first >= m) return;  // the whole warp leaves together
+  const int rows = static_cast<int>(min(std::int64_t{rows_per_warp}, m - first));
+  // Lane r ≤ rows holds ptr[first + r].
+  const std::int64_t p = lane <= rows ? static_cast<std::int64_t>(load(ptr + first + lane)) : 0;
+  const std::int64_t begin = __shfl_sync(kFullMask, p, 0), end = __shfl_sync(kFullMask, p, rows);
+  const std::int64_t j0 = blockIdx.y * std::int64_t{kWarp * CPL} + lane;
+  bool active[CPL];  // the tail tile has lanes past the last column
+#pragma unroll
+  for (int q = 0; q < CPL; ++q)
+    active[q] = j0 + q * kWarp < n;
+  T acc[CPL];
+#pragma unroll
+  for (int q = 0; q < CPL; ++q)
+    acc[q] = T{0};
+  // The row being summed (r-th of the group) and where it ends; uniform
+  // across the warp, so the shuffles in close_row see every lane.
+  int r = 0;
+  std::int64_t row_end = __shfl_sync(kFullMask, p, 1);
+  const auto close_row = [&] {
+#pragma unroll
+    for (int q = 0; q < CPL; ++q) {
+      if (active[q]) store_c(C, first + r, j0 + q * kWarp, alpha, acc[q], beta);
+      acc[q] = T{0};
+    }
+    ++r;
+    row_end = __shfl_sync(kFullMask, p, min(r + 1, rows));
+  };
+  for (std::int64_t base = begin; base < end; base += kWarp) {
+    // Load a batch: one nonzero per lane (lanes past the group hold zeros).
+    const int count = static_cast<int>(min(std::int64_t{kWarp}, end - base));
+    I c = 0;
+    T v = 0;
+    if (lane < count) {
+      c = load(col + base + lane);
+      v = load(val + base + lane);
+    }
+    // Groups of kGroup nonzeros; all lanes take part in every shuffle.
+    for (int t0 = 0; t0 < count; t0 += kGroup) {
+      T b[kGroup][CPL];
+#pragma unroll
+      for (int u = 0; u < kGroup; ++u) {
+        const int t = t0 + u;
+        const I ct = __shfl_sync(kFullMask, c, t % kWarp);
+#pragma unroll
+        for (int q = 0; q < CPL; ++q)
+          b[u][q] = t < count && active[q] ? load_b(B, ct, j0 + q * kWarp) : T{0};
+      }
+#pragma unroll
+      for (int u = 0; u < kGroup; ++u) {
+        const T vt = __shfl_sync(kFullMask, v, (t0 + u) % kWarp);
+        if (t0 + u < count) {
+          while (base + t0 + u >= row_end)  // rows ending here (empty ones too)
+            close_row();
+#pragma unroll
+          for (int q = 0; q < CPL; ++q)
+            acc[q] += vt * b[u][q];
+        }
+      }
+    }
+  }
+  // The last row, and empty rows at the end of the group.
+  while (r < rows)
+    close_row();
+}
+
 /// n ≤ 16: warp per row, split into 32/W slots of W lanes; slot s takes the
 /// row's nonzeros s, s + 32/W, ...; lane (s, j) accumulates column j; the
 /// slots are then summed with xor shuffles.
@@ -407,18 +489,46 @@ void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strid
   check_launch("merge_fixup");
 }
 
+/// Row groups for n > 16: rows with a mean of at most kRowBlockMean
+/// nonzeros go to row_block_tile32 in groups of R rows, R the largest power
+/// of two ≤ 16 with R·mean ≤ kRowBlockNnz / 2; longer rows to
+/// row_split_tile32, a warp per row. From the H100 at n = 64 (f64): groups
+/// of ~64-128 nonzeros were 10-48% faster than a warp per row on the 2-D/3-D
+/// stencils with 5-9 nonzeros per row and the 8-band matrix, about equal on
+/// the random matrix of 10 per row, and 16-21% slower on the 27-point stencil
+/// and FEM b = 6 (26 and 54 per row).
+constexpr double kRowBlockMean = 20;
+constexpr double kRowBlockNnz = 128;
+
+int rows_per_warp(std::int64_t rows, std::int64_t nnz) {
+  const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
+  if (mean > kRowBlockMean) return 1;
+  int r = 1;
+  while (r < 16 && 2 * r * mean <= kRowBlockNnz)
+    r *= 2;
+  return r;
+}
+
 template <int W, class T, class I>
 void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
                       std::int64_t n, const ExecContext& ctx) {
-  const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock));
   if constexpr (W == kWarp) {
+    const int rpw = rows_per_warp(A.rows(), A.nnz());
+    const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock * rpw));
     // Columns per lane: 1 up to n = 32, 2 up to 64, else 4 (tiles of 128).
     const auto launch = [&]<int CPL>() {
       const dim3 grid(blocks, static_cast<unsigned>(ceil_div(n, kWarp * CPL)));
-      row_split_tile32<CPL, T, I>
-          <<<grid, kBlock, 0, ctx.stream>>>(A.rows(), n, A.row_ptr().data(), A.col_idx().data(),
-                                            A.values().data(), B, alpha, beta, C);
-      check_launch("row_split_tile32");
+      if (rpw > 1) {
+        row_block_tile32<CPL, T, I><<<grid, kBlock, 0, ctx.stream>>>(
+            A.rows(), n, rpw, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha,
+            beta, C);
+        check_launch("row_block_tile32");
+      } else {
+        row_split_tile32<CPL, T, I>
+            <<<grid, kBlock, 0, ctx.stream>>>(A.rows(), n, A.row_ptr().data(), A.col_idx().data(),
+                                              A.values().data(), B, alpha, beta, C);
+        check_launch("row_split_tile32");
+      }
     };
     if (n <= kWarp) {
       launch.template operator()<1>();
@@ -428,6 +538,7 @@ void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, S
       launch.template operator()<4>();
     }
   } else {
+    const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock));
     row_split_narrow<W, T, I><<<blocks, kBlock, 0, ctx.stream>>>(
         A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta, C);
     check_launch("row_split_narrow");
