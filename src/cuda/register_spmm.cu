@@ -1,9 +1,26 @@
 // The CUDA backend's SpMM entries in the kernel registry, and its Auto rule.
+#include <algorithm>
+#include <cstdint>
+
 #include "core/instantiate.hpp"
 #include "core/spmm_backend.hpp"
+#include "cuda/kernels.hpp"
 #include "cuda/spmm.hpp"
 
 namespace spx::detail {
+namespace {
+
+template <Value T, Index I>
+std::int64_t max_row_length(const Csr<T, I>& A) {
+  if (A.space() == Space::Device) return cuda::csr_row_stats(A).max_len;
+  const I* ptr = A.row_ptr().data();
+  std::int64_t longest = 0;
+  for (std::int64_t i = 0; i < A.rows(); ++i)
+    longest = std::max<std::int64_t>(longest, ptr[i + 1] - ptr[i]);
+  return longest;
+}
+
+}  // namespace
 
 template <Value T, Index I>
 void register_cuda_spmm_kernels(Registry<T, I>& reg) {
@@ -15,10 +32,12 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
                               cuda::spmm_csr_row_split<T, I>);
   reg.template add_spmm<CsrM>(gpu(Algorithm::MergeBased), cuda::spmm_csr_can_run<T, I>,
                               cuda::spmm_csr_merge_based<T, I>);
-  // Auto (paper §5.4): merge-based for short rows, row split for long ones.
-  reg.template set_spmm_auto<CsrM>(Backend::Cuda, [](const CsrM& A, const SpmmShape&) {
-    const double mean_row = A.rows() > 0 ? static_cast<double>(A.nnz()) / A.rows() : 0.0;
-    return mean_row < cuda::kSpmmMergeThreshold ? Algorithm::MergeBased : Algorithm::RowSplit;
+  // Auto: cuda::choose_spmm (spmm.hpp), the longest row from the cached
+  // device row statistics (or a host pass for a host matrix).
+  reg.template set_spmm_auto<CsrM>(Backend::Cuda, [](const CsrM& A, const SpmmShape& shape) {
+    if (A.rows() == 0) return Algorithm::RowSplit;
+    const double mean_row = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
+    return cuda::choose_spmm(mean_row, max_row_length(A), shape.n);
   });
   cuda::register_spmm_baselines(reg);
 }

@@ -12,10 +12,28 @@
 
 namespace spx::cuda {
 
-/// Mean row length below which Auto picks the merge-based kernel, above which
-/// row split. The paper measured 9.35 on a K40c (Yang, Buluç, Owens, §5.4);
-/// TO BE RE-DERIVED ON HOPPER from `spx bench --op spmm`.
+/// Mean row length below which Auto picks the merge-based kernel for n ≤ 16.
+/// The paper measured 9.35 on a K40c (Yang, Buluç, Owens, §5.4); on the H100
+/// (f64, n = 8) merge-based was faster on the regular members with 3.5-9
+/// nonzeros per row, row split on those with 10 and ≥ 26 (FEM b = 2, 18 per
+/// row, is the one regular member that no mean-length threshold places
+/// right), so the paper's value stands for narrow B.
 inline constexpr double kSpmmMergeThreshold = 9.35;
+
+/// The CUDA Auto rule for SpMM, from the H100 benchmark:
+///  1. irregular rows, max > 8·mean + 64 (the CSR SpMV rule; power-law
+///     matrices, a few dense rows): merge-based, whose equal shares of
+///     nonzeros are the only balanced split;
+///  2. n ≤ 16 and mean < kSpmmMergeThreshold: merge-based (the narrow row
+///     split leaves most of a warp's slots idle on short rows);
+///  3. otherwise row split, which for n > 16 takes short rows in groups
+///     (row_block_tile32) and was faster than merge-based on every regular
+///     member at n = 64.
+inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t n) {
+  if (static_cast<double>(max_row) > 8.0 * mean_row + 64.0) return Algorithm::MergeBased;
+  if (n <= 16 && mean_row < kSpmmMergeThreshold) return Algorithm::MergeBased;
+  return Algorithm::RowSplit;
+}
 
 /// Row split (paper §4.1): a warp per row. n > 16: each warp covers 32
 /// columns of B (gridDim.y tiles), the row's column indices and values are
