@@ -64,6 +64,9 @@ struct Suite {
 
 /// A handful of small generated matrices (smoke runs, CI).
 Suite quick_suite();
+/// Square uniformly random matrices of 8192 rows at densities from 0.05% to
+/// 50% (`--op spmm`: the density at which dense GEMM overtakes SpX).
+Suite density_suite();
 /// At least 30 generated matrices over the survey's structural classes, sized
 /// for `backend` (CUDA: the large members are several times the L2; CPU: scaled
 /// down to finish in minutes on two cores), plus every Matrix Market file in

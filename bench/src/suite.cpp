@@ -177,6 +177,22 @@ Suite quick_suite() {
   return s;
 }
 
+Suite density_suite() {
+  Suite s{"density", {}};
+  // Uniformly random square matrices of one size over densities spanning
+  // where dense GEMM overtakes sparse products (Yang et al. 2018, Figure 7:
+  // 9% on a K40c). 8192 rows: the densified f64 matrix is 512 MiB, and at
+  // 50% the sparse one holds 33.5 M nonzeros.
+  constexpr std::int64_t kN = 8192;
+  for (const double percent : {0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 50.0}) {
+    SuiteMember m = member(rows_degree(Generator::Random, kN, percent / 100.0 * kN));
+    m.name = fmt::format("random-n{}-density{}pct", kN, percent);
+    m.group = "density";
+    s.members.push_back(std::move(m));
+  }
+  return s;
+}
+
 Suite default_suite(Backend backend, const fs::path& real_dir) {
   Suite s{"default", {}};
   auto& m = s.members;
