@@ -17,6 +17,7 @@
 
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
+#include "cuda/launch.hpp"
 #include "cuda/spmm.hpp"
 
 namespace spx::cuda {
@@ -500,11 +501,17 @@ void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strid
 constexpr double kRowBlockMean = 20;
 constexpr double kRowBlockNnz = 128;
 
+/// R also stays small enough to leave at least kMinWarpsPerSm warps per SM:
+/// on a matrix of a few thousand rows (the density suite's 8192) groups would
+/// leave most of the GPU idle.
+constexpr std::int64_t kMinWarpsPerSm = 32;
+
 int rows_per_warp(std::int64_t rows, std::int64_t nnz) {
   const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
   if (mean > kRowBlockMean) return 1;
+  const std::int64_t min_warps = kMinWarpsPerSm * sm_count();
   int r = 1;
-  while (r < 16 && 2 * r * mean <= kRowBlockNnz)
+  while (r < 16 && 2 * r * mean <= kRowBlockNnz && rows / (2 * r) >= min_warps)
     r *= 2;
   return r;
 }
