@@ -28,6 +28,9 @@ An SpMM file (`spx bench --op spmm`) gets its own two pictures instead:
                                   best kernel (bytes moved: A's arrays, B and C
                                   once each) against n, one line per matrix,
                                   with the median, and the baseline's median.
+  <stem>-spmm-gemm.png            when dense GEMM ran (`--suite density`): time
+                                  of SpX's best, the baseline's best and dense
+                                  GEMM against the density, one panel per n.
 
 Needs numpy and matplotlib (pip install numpy matplotlib).
 """
@@ -338,6 +341,42 @@ def spmm_bandwidth(doc, out):
     return out
 
 
+def spmm_gemm(doc, out):
+    """Time against density for SpX's best, the baseline's best and dense GEMM."""
+    entries = spmm_entries(doc)
+    panels = []
+    for p in ("f64", "f32"):
+        for e in entries.get(p, []):
+            if e.get("gemm_time_s") and e.get("density") and (p, e["n_cols"]) not in panels:
+                panels.append((p, e["n_cols"]))
+    if not panels:
+        return None
+    base = baseline_label(doc)
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 5), squeeze=False)
+    colors = palette(3)
+    for ax, (p, n) in zip(axes[0], panels):
+        es = sorted((e for e in entries[p] if e["n_cols"] == n and e.get("density")),
+                    key=lambda e: e["density"])
+        xs = [100 * e["density"] for e in es]
+        for key, label, color in (("best_time_s", "SpX's best", colors[0]),
+                                  ("baseline_time_s", f"{base}'s best", colors[1]),
+                                  ("gemm_time_s", "dense GEMM", colors[2])):
+            ys = [1e6 * e[key] if e.get(key) else np.nan for e in es]
+            ax.plot(xs, ys, "o-", color=color, label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("density [%]")
+        ax.set_ylabel("time [µs]")
+        ax.set_title(f"SpMM {p}, n = {n}", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(title_of(doc), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("json", help="a file written by `spx bench --json`")
@@ -353,6 +392,7 @@ def main():
     if doc.get("op") == "spmm":
         written.append(spmm_speedup(doc, os.path.join(out_dir, f"{stem}-spmm-speedup.png")))
         written.append(spmm_bandwidth(doc, os.path.join(out_dir, f"{stem}-spmm-bandwidth.png")))
+        written.append(spmm_gemm(doc, os.path.join(out_dir, f"{stem}-spmm-gemm.png")))
         for w in written:
             if w:
                 print(w)
