@@ -19,9 +19,11 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "cuda_common.hpp"
 #include "matrices.hpp"
 #include "reference_spmm.hpp"
 #include "spx/convert.hpp"
+#include "spx/generate.hpp"
 #include "spx/ops.hpp"
 
 namespace spx::test {
@@ -339,6 +341,68 @@ TYPED_TEST(SpmmKernels, CudaMatchesReference) {
   const auto& registry = Registry<T, I>::instance();
   for (Algorithm a : {Algorithm::RowSplit, Algorithm::MergeBased})
     EXPECT_NE(registry.find_spmm(Format::Csr, a, Backend::Cuda), nullptr) << to_string(a);
+}
+
+/// Row split's row groups (several short rows per warp, n > 16) form only on
+/// matrices of tens of thousands of rows (they keep at least 32 warps per
+/// SM), larger than the common test matrices: a 5-point stencil of 90,000
+/// rows and a random matrix of 40,000 rows of 0-3 entries (empty rows inside
+/// groups), in both layouts, beta = 0 with C poisoned and beta != 0.
+TYPED_TEST(SpmmKernels, CudaRowSplitRowGroups) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::uint64_t mseed = fresh_seed();
+  // Under compute-sanitizer (SPX_TEST_SMALL=1): one width and one storage.
+  const bool small = small_tests();
+  const std::vector<std::int64_t> widths =
+      small ? std::vector<std::int64_t>{64} : std::vector<std::int64_t>{33, 64, 200};
+  const std::vector<Storage> storages =
+      small ? std::vector<Storage>{kStorages[0]} : std::vector<Storage>{kStorages[0], kStorages[1]};
+  int ran = 0;
+  for (const char* text : {"stencil2d:n=300,points=5", "random:n=40000,degree=1.5"}) {
+    GenSpec spec = parse_gen_spec(text);
+    spec.seed = mseed + ran;
+    const Csr<T, I> A = generate<T, I>(spec);
+    const std::string name = describe(spec);
+    ASSERT_GT(A.nnz(), 0) << name;
+    const Csr<T, I> dA = A.to(Space::Device);
+    for (const std::int64_t n : widths) {
+      const std::uint64_t seed = fresh_seed();
+      const std::int64_t m = A.rows(), k = A.cols();
+      const auto B = random_vector<T>(k * n, seed);
+      const auto C0 = random_vector<T>(m * n, seed + 1);
+      const ProductReference product = reference_product(A, B, n);
+      for (const Storage& st : storages) {
+        const Stored<T> Bs(B, k, n, st.b_layout, st.b_pad, nan);
+        const Array<T> dB(Bs.data, Space::Device);
+        for (const T beta : {T{0}, T{-0.5}}) {
+          const T alpha = T{1.5};
+          const Stored<T> Cs(beta == T{0} ? std::vector<T>(C0.size(), nan) : C0, m, n, st.c_layout,
+                             st.c_pad, T{-777});
+          Array<T> dC(Cs.data, Space::Device);
+          SpmmOptions opts;
+          opts.algorithm = Algorithm::RowSplit;
+          const RunInfo info = spmm(alpha, dA, view_of<const T>(dB.data(), Bs, Space::Device), beta,
+                                    view_of<T>(dC.data(), Cs, Space::Device), opts);
+          const std::string what =
+              fmt::format("{}, n={} B {} C {}, beta={} seed={}", name, n, layout_name(st.b_layout),
+                          layout_name(st.c_layout), beta, seed);
+          EXPECT_EQ(info.algorithm, Algorithm::RowSplit) << what;
+          const std::vector<T> stored = dC.to_vector();
+          EXPECT_EQ(Cs.padding_changed(stored, T{-777}), 0) << what;
+          std::vector<T> got(static_cast<std::size_t>(m * n));
+          for (std::int64_t i = 0; i < m; ++i)
+            for (std::int64_t j = 0; j < n; ++j)
+              got[i * n + j] = stored[Cs.index(i, j)];
+          if (expect_matches(got, reference_spmm<T>(product, alpha, beta, C0), what) > 0) return;
+          ++ran;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ran, static_cast<int>(2 * widths.size() * storages.size() * 2));
 }
 
 /// Deterministic GPU kernels give bitwise identical results run to run
