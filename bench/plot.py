@@ -28,9 +28,13 @@ An SpMM file (`spx bench --op spmm`) gets its own two pictures instead:
                                   best kernel (bytes moved: A's arrays, B and C
                                   once each) against n, one line per matrix,
                                   with the median, and the baseline's median.
-  <stem>-spmm-gemm.png            when dense GEMM ran (`--suite density`): time
-                                  of SpX's best, the baseline's best and dense
-                                  GEMM against the density, one panel per n.
+  <stem>-spmm-density.png         only when the file has dense GEMM times (the
+                                  `density` suite on CUDA): time of SpX's best
+                                  kernel, cuSPARSE's best and cuBLAS GEMM against
+                                  the density, one colour per n, and the time
+                                  ratio SpX / GEMM with the density where GEMM
+                                  overtakes SpX (op_summary gemm_by_n) marked
+                                  (Yang et al. 2018, Figure 7).
 
 Needs numpy and matplotlib (pip install numpy matplotlib).
 """
@@ -341,35 +345,87 @@ def spmm_bandwidth(doc, out):
     return out
 
 
-def spmm_gemm(doc, out):
-    """Time against density for SpX's best, the baseline's best and dense GEMM."""
+def gemm_label(g):
+    """One legend line for an entry of op_summary gemm / gemm_by_n."""
+    verdict = g.get("verdict")
+    if verdict is None and isinstance(g.get("overtakes_density"), (int, float)):
+        verdict = "crossover"  # files written before the verdict field existed
+    if verdict == "crossover" and isinstance(g.get("overtakes_density"), (int, float)):
+        text = f"GEMM faster above {100 * g['overtakes_density']:.3g}%"
+    elif verdict == "always":
+        text = "GEMM faster at every density"
+    else:
+        text = "GEMM never faster"
+    if g.get("agreement") is not None and g["agreement"] < 1:
+        text += f" (fits {100 * g['agreement']:.0f}% of points)"
+    return text
+
+
+def spmm_density(doc, out):
+    """Times against density with GEMM (None when the file has no GEMM time)."""
     entries = spmm_entries(doc)
-    panels = []
-    for p in ("f64", "f32"):
-        for e in entries.get(p, []):
-            if e.get("gemm_time_s") and e.get("density") and (p, e["n_cols"]) not in panels:
-                panels.append((p, e["n_cols"]))
-    if not panels:
+    precisions = [p for p in ("f64", "f32")
+                  if any(e.get("gemm_time_s") is not None for e in entries.get(p, []))]
+    if not precisions:
+        print("no dense GEMM time in this file: no density plot", file=sys.stderr)
         return None
+    summaries = {p["precision"]: p for p in doc["op_summary"]["precisions"]}
     base = baseline_label(doc)
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 5), squeeze=False)
-    colors = palette(3)
-    for ax, (p, n) in zip(axes[0], panels):
-        es = sorted((e for e in entries[p] if e["n_cols"] == n and e.get("density")),
-                    key=lambda e: e["density"])
-        xs = [100 * e["density"] for e in es]
-        for key, label, color in (("best_time_s", "SpX's best", colors[0]),
-                                  ("baseline_time_s", f"{base}'s best", colors[1]),
-                                  ("gemm_time_s", "dense GEMM", colors[2])):
-            ys = [1e6 * e[key] if e.get(key) else np.nan for e in es]
-            ax.plot(xs, ys, "o-", color=color, label=label)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("density [%]")
-        ax.set_ylabel("time [µs]")
-        ax.set_title(f"SpMM {p}, n = {n}", fontsize=10)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+    # The density suite has one matrix per density: lines; another suite
+    # mixes structures at similar densities: points only.
+    connect = doc["config"].get("suite") == "density"
+    fig, axes = plt.subplots(len(precisions), 2, figsize=(15, 5.5 * len(precisions)), squeeze=False)
+    for row, p in zip(axes, precisions):
+        ax_t, ax_r = row
+        es = [e for e in entries[p] if e.get("density") is not None]
+        widths = sorted({e["n_cols"] for e in es})
+        colors = dict(zip(widths, palette(len(widths))))
+        crossover = {g["n_cols"]: g for g in summaries[p].get("gemm_by_n", [])}
+        ls = "-" if connect else "none"
+        for w in widths:
+            ew = sorted((e for e in es if e["n_cols"] == w), key=lambda e: e["density"])
+
+            def series(key):
+                pts = [(100 * e["density"], 1e3 * e[key]) for e in ew if e.get(key) is not None]
+                return [x for x, _ in pts], [y for _, y in pts]
+
+            for key, style, marker in (("best_time_s", "-", "o"), ("baseline_time_s", "--", "s"),
+                                       ("gemm_time_s", ":", "^")):
+                xs, ys = series(key)
+                if xs:
+                    ax_t.plot(xs, ys, linestyle=ls if ls == "none" else style, marker=marker, ms=4,
+                              lw=1.5, color=colors[w])
+            ratio = [(100 * e["density"], e["best_time_s"] / e["gemm_time_s"]) for e in ew
+                     if e.get("best_time_s") and e.get("gemm_time_s")]
+            label = f"n = {w}"
+            if w in crossover:
+                label += ": " + gemm_label(crossover[w])
+                d = crossover[w].get("overtakes_density")
+                if d is not None:
+                    for ax in (ax_t, ax_r):
+                        ax.axvline(100 * d, color=colors[w], ls="-.", lw=1, alpha=0.8)
+            if ratio:
+                ax_r.plot([x for x, _ in ratio], [y for _, y in ratio], linestyle=ls, marker="o",
+                          ms=4, lw=1.5, color=colors[w], label=label)
+            ax_t.plot([], [], "-", color=colors[w], lw=3, label=f"n = {w}")
+        for style, marker, what in (("-", "o", "SpX best"), ("--", "s", f"{base} best"),
+                                    (":", "^", "cuBLAS GEMM (dense A)")):
+            ax_t.plot([], [], linestyle=style, marker=marker, color="black", label=what)
+        ax_r.axhline(1.0, color="black", lw=1)
+        for ax in (ax_t, ax_r):
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("density [% of rows x cols]")
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+            ax.grid(True, which="both", alpha=0.3)
+        ax_t.set_ylabel("median time of one product [ms]")
+        ax_t.set_title(f"SpMM {p}: time against density (B and C n columns wide)", fontsize=10)
+        ax_t.legend(fontsize=7, loc="upper left", ncol=2)
+        ax_r.set_ylabel("time of SpX's best / time of GEMM (above 1: GEMM faster)")
+        overall = summaries[p].get("gemm")
+        ax_r.set_title(f"SpMM {p}: dense GEMM against SpX's best"
+                       + (f"; all n: {gemm_label(overall)}" if overall else ""), fontsize=10)
+        ax_r.legend(fontsize=7, loc="upper left")
     fig.suptitle(title_of(doc), fontsize=9)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
@@ -392,7 +448,7 @@ def main():
     if doc.get("op") == "spmm":
         written.append(spmm_speedup(doc, os.path.join(out_dir, f"{stem}-spmm-speedup.png")))
         written.append(spmm_bandwidth(doc, os.path.join(out_dir, f"{stem}-spmm-bandwidth.png")))
-        written.append(spmm_gemm(doc, os.path.join(out_dir, f"{stem}-spmm-gemm.png")))
+        written.append(spmm_density(doc, os.path.join(out_dir, f"{stem}-spmm-density.png")))
         for w in written:
             if w:
                 print(w)

@@ -419,24 +419,6 @@ TEST(BenchSuite, DefaultSuiteSpansTheClasses) {
   EXPECT_LE(bench::quick_suite().members.size(), 10u);
 }
 
-TEST(BenchSuite, DensitySuiteSpansTheGemmCrossover) {
-  const bench::Suite s = bench::density_suite();
-  ASSERT_EQ(s.members.size(), 11u);
-  double last = 0;
-  for (const auto& m : s.members) {
-    const auto* spec = std::get_if<GenSpec>(&m.source);
-    ASSERT_NE(spec, nullptr) << m.name;
-    EXPECT_EQ(spec->kind, Generator::Random) << m.name;
-    EXPECT_EQ(spec->n, 8192) << m.name;
-    const double density = spec->degree / 8192.0;
-    EXPECT_GT(density, last) << m.name;
-    EXPECT_NE(m.name.find("density"), std::string::npos) << m.name;
-    last = density;
-  }
-  EXPECT_NEAR(std::get<GenSpec>(s.members.front().source).degree, 0.0005 * 8192, 1e-9);
-  EXPECT_NEAR(std::get<GenSpec>(s.members.back().source).degree, 0.5 * 8192, 1e-9);
-}
-
 TEST(BenchSuite, BcsrBlockSizeFollowsTheFill) {
   MatrixStats stats;
   stats.block_fill = {1.0, 1.0, 0.6, 0.5, 1.0, 0.4, 0.5};  // b = 2..8: full at 2, 3, 6

@@ -64,14 +64,21 @@ struct Suite {
 
 /// A handful of small generated matrices (smoke runs, CI).
 Suite quick_suite();
-/// Square uniformly random matrices of 8192 rows at densities from 0.05% to
-/// 50% (`--op spmm`: the density at which dense GEMM overtakes SpX).
-Suite density_suite();
 /// At least 30 generated matrices over the survey's structural classes, sized
 /// for `backend` (CUDA: the large members are several times the L2; CPU: scaled
 /// down to finish in minutes on two cores), plus every Matrix Market file in
 /// `real_dir` (skipped when the folder does not exist).
 Suite default_suite(Backend backend, const std::filesystem::path& real_dir);
+/// The densities of the density suite, in percent (0.05 to 50).
+std::span<const double> density_sweep_percent() noexcept;
+/// Rows (and columns) of the density suite's matrices: 8192 on CUDA, 2048 on
+/// the CPU.
+std::int64_t density_suite_rows(Backend backend) noexcept;
+/// Where dense GEMM overtakes SpMM (Yang et al. 2018, Figure 7): one square
+/// uniformly random matrix (generator `random`) per density of
+/// density_sweep_percent(), of density_suite_rows(backend) rows, named
+/// "random-n<rows>-<percent>pct" (e.g. "random-n8192-0.05pct").
+Suite density_suite(Backend backend);
 /// Matrix Market files (`.mtx`, `.mtx.gz`) and folders of them (not
 /// recursive), in the order given, each folder sorted by name. Throws
 /// InvalidInput naming a path that does not exist or a folder without

@@ -395,6 +395,103 @@ nlohmann::json threshold_json(double t) {
   return t > 0 ? nlohmann::json("+inf") : nlohmann::json("-inf");
 }
 
+/// One (matrix, n) where both dense GEMM and SpX's best were measured.
+struct GemmPoint {
+  double density;  ///< nnz / (rows · cols)
+  double gemm_s;   ///< cuBLAS GEMM's median time
+  double spx_s;    ///< SpX's best kernel's median time
+  bool gemm_faster() const { return gemm_s < spx_s; }
+};
+
+/// Where dense GEMM overtakes SpX's best along the density (docs/benchmarks.md,
+/// "SpMM"): the 1-D split of best agreement with "GEMM faster iff density ≥
+/// t", classified as never / always / crossover, with the measured densities
+/// either side of the split and the density where log(t_gemm / t_spx),
+/// interpolated linearly in log(density) between them, crosses zero.
+nlohmann::json gemm_entry(const std::vector<GemmPoint>& pts) {
+  using nlohmann::json;
+  json g = {{"points", pts.size()}};
+  int wins = 0;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  std::vector<std::pair<double, bool>> labelled;
+  for (const GemmPoint& p : pts) {
+    wins += p.gemm_faster();
+    lo = std::min(lo, p.density);
+    hi = std::max(hi, p.density);
+    labelled.emplace_back(p.density, p.gemm_faster());
+  }
+  g["gemm_wins"] = wins;
+  g["density_min"] = pts.empty() ? json() : json(lo);
+  g["density_max"] = pts.empty() ? json() : json(hi);
+  g["overtakes_density"] = json();
+  g["split_density"] = json();
+  g["below_density"] = json();
+  g["above_density"] = json();
+  const auto range = fmt::format("the measured densities, {:.4g} to {:.4g}", lo, hi);
+  if (pts.empty() || wins == 0) {
+    g["verdict"] = "never";
+    g["agreement"] = 1.0;
+    g["note"] = pts.empty() ? std::string("no point has both GEMM and SpX measured")
+                            : "dense GEMM is slower than SpX's best at all " + range;
+    return g;
+  }
+  const auto [t, agree] = best_threshold(labelled, true);
+  const int total = static_cast<int>(pts.size());
+  g["agreement"] = static_cast<double>(agree) / total;
+  if (!std::isfinite(t)) {
+    // The best split leaves one side empty: GEMM faster everywhere (t = −inf)
+    // or slower everywhere but at scattered points (t = +inf).
+    const bool always = t < 0;
+    g["verdict"] = always ? "always" : "never";
+    g["note"] = agree == total
+                    ? "dense GEMM is faster than SpX's best at all " + range
+                    : fmt::format(
+                          "dense GEMM is {} than SpX's best at {} of {} points, with no density "
+                          "split fitting better, over {}",
+                          always ? "faster" : "slower", agree, total, range);
+    return g;
+  }
+  g["verdict"] = "crossover";
+  g["split_density"] = t;
+  // The measured densities either side of the split, and the mean log time
+  // ratio of the points at each.
+  double below = -std::numeric_limits<double>::infinity();
+  double above = std::numeric_limits<double>::infinity();
+  for (const GemmPoint& p : pts) {
+    if (p.density < t) below = std::max(below, p.density);
+    if (p.density >= t) above = std::min(above, p.density);
+  }
+  const auto log_ratio_at = [&](double d) {
+    double sum = 0;
+    int count = 0;
+    for (const GemmPoint& p : pts)
+      if (p.density == d) {
+        sum += std::log(p.gemm_s / p.spx_s);
+        ++count;
+      }
+    return sum / count;
+  };
+  g["below_density"] = below;
+  g["above_density"] = above;
+  const double r_below = log_ratio_at(below), r_above = log_ratio_at(above);
+  double at = t;
+  std::string how = "the split between them (geometric midpoint)";
+  // SpX faster below (ratio > 1), GEMM faster above (ratio < 1): interpolate.
+  if (r_below > 0 && r_above < 0 && below > 0 && above > 0) {
+    const double f = r_below / (r_below - r_above);
+    at = std::exp(std::log(below) + f * (std::log(above) - std::log(below)));
+    how = "log-log interpolation of the time ratio";
+  }
+  g["overtakes_density"] = at;
+  g["note"] = fmt::format(
+      "dense GEMM is faster than SpX's best above density {:.4g} (between the measured densities "
+      "{:.4g} and {:.4g}; {}){}",
+      at, below, above, how,
+      agree == total ? std::string()
+                     : fmt::format("; the split agrees with {} of {} points", agree, total));
+  return g;
+}
+
 }  // namespace
 
 Results run_spmm_bench(const Suite& suite, const Config& config) {
@@ -422,8 +519,8 @@ void summarize_spmm(Results& res) {
     double log_sum = 0;
     int speedups = 0, rule_total = 0, rule_right = 0;
     std::vector<std::pair<double, bool>> merge_wins;  // mean row length → MergeBased faster
-    std::map<std::int64_t, std::vector<std::pair<double, bool>>> gemm_wins;  // per n
-    std::vector<std::pair<double, bool>> gemm_all;
+    std::map<std::int64_t, std::vector<GemmPoint>> gemm_wins;  // per n
+    std::vector<GemmPoint> gemm_all;
     for (const MatrixInfo& info : res.matrices) {
       if (!info.error.empty()) continue;
       for (const std::int64_t n : res.config.effective_cols()) {
@@ -473,8 +570,9 @@ void summarize_spmm(Results& res) {
         if (gemm && best) {
           const bool faster = *gemm->time_s < *best->time_s;
           e["gemm_faster"] = faster;
-          gemm_wins[n].emplace_back(info.stats.density, faster);
-          gemm_all.emplace_back(info.stats.density, faster);
+          const GemmPoint pt{info.stats.density, *gemm->time_s, *best->time_s};
+          gemm_wins[n].push_back(pt);
+          gemm_all.push_back(pt);
         }
         // The Auto rule: right when its pick is the fastest SpX CSR kernel.
         e["auto_algorithm"] = autop ? json(std::string(to_string(autop->algorithm))) : json();
@@ -509,23 +607,6 @@ void summarize_spmm(Results& res) {
       h["threshold_points"] = 0;
     }
     json gemm_json = json::array();
-    const auto gemm_entry = [](const std::vector<std::pair<double, bool>>& pts) {
-      json g = {{"points", pts.size()}};
-      bool any = false;
-      for (const auto& pt : pts)
-        any = any || pt.second;
-      if (!any) {
-        g["overtakes_density"] = json();
-        g["note"] = "never in this suite";
-        g["agreement"] = 1.0;
-        return g;
-      }
-      const auto [t, agree] = best_threshold(pts, true);
-      g["overtakes_density"] = threshold_json(t);
-      g["note"] = "density above which dense GEMM is faster than SpX's best (best 1-D split)";
-      g["agreement"] = static_cast<double>(agree) / pts.size();
-      return g;
-    };
     for (const auto& [n, pts] : gemm_wins) {
       json g = gemm_entry(pts);
       g["n_cols"] = n;

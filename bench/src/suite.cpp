@@ -1,6 +1,8 @@
 // The benchmark suites: `quick`, `default` (generated members over the
-// survey's structural classes, plus the real matrices) and lists of Matrix
-// Market files. Only this file calls the generators and the reader.
+// survey's structural classes, plus the real matrices), `density` (one
+// uniformly random size at densities spanning the SpMM/GEMM crossover) and
+// lists of Matrix Market files. Only this file calls the generators and the
+// reader.
 #include <algorithm>
 #include <string>
 
@@ -177,22 +179,6 @@ Suite quick_suite() {
   return s;
 }
 
-Suite density_suite() {
-  Suite s{"density", {}};
-  // Uniformly random square matrices of one size over densities spanning
-  // where dense GEMM overtakes sparse products (Yang et al. 2018, Figure 7:
-  // 9% on a K40c). 8192 rows: the densified f64 matrix is 512 MiB, and at
-  // 50% the sparse one holds 33.5 M nonzeros.
-  constexpr std::int64_t kN = 8192;
-  for (const double percent : {0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 50.0}) {
-    SuiteMember m = member(rows_degree(Generator::Random, kN, percent / 100.0 * kN));
-    m.name = fmt::format("random-n{}-density{}pct", kN, percent);
-    m.group = "density";
-    s.members.push_back(std::move(m));
-  }
-  return s;
-}
-
 Suite default_suite(Backend backend, const fs::path& real_dir) {
   Suite s{"default", {}};
   auto& m = s.members;
@@ -216,6 +202,31 @@ Suite default_suite(Backend backend, const fs::path& real_dir) {
                 Sizes{30, 20, 200, 150, 75, 50, 25, 57000, 20000, 25000, 70000, 20000, 20000, 15});
   }
   add_real(m, real_dir);
+  return s;
+}
+
+std::span<const double> density_sweep_percent() noexcept {
+  static constexpr double kPercent[] = {0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 50};
+  return kPercent;
+}
+
+std::int64_t density_suite_rows(Backend backend) noexcept {
+  // CUDA: the dense copy of A for cuBLAS GEMM takes 8192² · 8 B = 512 MiB in
+  // double (the baseline refuses above 16 GiB); 34 k to 34 M nonzeros, and a
+  // GEMM of 17 GFLOP at n = 128. CPU: 2048 (4 k to 2 M nonzeros), so that
+  // every format's kernels finish in about a minute on two cores.
+  return backend == Backend::Cuda ? 8192 : 2048;
+}
+
+Suite density_suite(Backend backend) {
+  Suite s{"density", {}};
+  const std::int64_t n = density_suite_rows(backend);
+  for (const double pct : density_sweep_percent()) {
+    // `random` draws floor/ceil(degree) ± 1 distinct uniform columns per
+    // row: the expected density is degree / n.
+    GenSpec g = rows_degree(Generator::Random, n, pct / 100 * static_cast<double>(n));
+    s.members.push_back(SuiteMember{fmt::format("random-n{}-{}pct", n, pct), "random", false, g});
+  }
   return s;
 }
 

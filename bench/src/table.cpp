@@ -27,6 +27,29 @@ std::string str(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : "-";
 }
 
+std::string percent(const nlohmann::json& v) {
+  return v.is_number() ? fmt::format("{:.3g}%", v.get<double>() * 100) : "-";
+}
+
+/// One line of the GEMM crossover (an entry of `gemm` / `gemm_by_n`).
+std::string gemm_line(const nlohmann::json& g) {
+  const std::string verdict = str(g["verdict"]);
+  const std::string range =
+      fmt::format("{} .. {}", percent(g["density_min"]), percent(g["density_max"]));
+  std::string line;
+  if (verdict == "crossover") {
+    line = fmt::format("faster above {} (between the measured densities {} and {}; split {})",
+                       percent(g["overtakes_density"]), percent(g["below_density"]),
+                       percent(g["above_density"]), percent(g["split_density"]));
+  } else if (verdict == "always") {
+    line = fmt::format("faster at every measured density, {}", range);
+  } else {
+    line = fmt::format("never faster in the measured densities, {}", range);
+  }
+  return line + fmt::format("; agreement {} over {} points", num(g["agreement"], "{:.1f}%", 100),
+                            g["points"].dump());
+}
+
 std::string spmm_table(const Results& res) {
   std::string out;
   const std::string base = baseline_name(res.run.device.backend);
@@ -69,17 +92,10 @@ std::string spmm_table(const Results& res) {
         num(p["suggested_threshold_accuracy"], "{:.1f}%", 100), p["threshold_points"].dump());
     const auto& g = p["gemm"];
     if (g.is_object()) {
-      out += fmt::format(
-          "dense GEMM overtakes SpX's best above density: {} ({}; agreement {} over "
-          "{} points)\n",
-          g["overtakes_density"].is_null() ? "never in this suite"
-                                           : num(g["overtakes_density"], "{:.4g}"),
-          str(g["note"]), num(g["agreement"], "{:.1f}%", 100), g["points"].dump());
+      out += "dense GEMM against SpX's best, by density (nnz / (rows x cols)):\n";
+      out += fmt::format("  all n: {}\n", gemm_line(g));
       for (const auto& gn : p["gemm_by_n"])
-        out +=
-            fmt::format("  n = {}: {}\n", gn["n_cols"].dump(),
-                        gn["overtakes_density"].is_null() ? std::string("never in this suite")
-                                                          : num(gn["overtakes_density"], "{:.4g}"));
+        out += fmt::format("  n = {}: {}\n", gn["n_cols"].dump(), gemm_line(gn));
     } else {
       out += "dense GEMM: no measurement (not run, or refused on every matrix)\n";
     }

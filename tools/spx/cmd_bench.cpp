@@ -163,7 +163,7 @@ void run(const BenchOptions& o) {
   } else if (o.suite == "quick") {
     suite = bench::quick_suite();
   } else if (o.suite == "density") {
-    suite = bench::density_suite();
+    suite = bench::density_suite(config.backend);
   } else {
     suite =
         bench::default_suite(config.backend, o.real_dir.empty() ? default_real_dir() : o.real_dir);
@@ -221,9 +221,9 @@ void add_bench(CLI::App& app) {
   cmd->add_option("matrices", o->paths,
                   "Matrix Market files (.mtx, .mtx.gz) or folders of them, instead of a suite");
   cmd->add_option("--suite", o->suite,
-                  "Built-in suite: default (30+ generated + real), quick, or density "
-                  "(random 8192 x 8192 at 0.05-50% density, for where dense GEMM "
-                  "overtakes SpMM)")
+                  "Built-in suite: default (30+ generated + real), quick (a smoke run) or density "
+                  "(random n x n at 0.05-50% density: with --op spmm, where dense GEMM overtakes "
+                  "SpMM)")
       ->check(CLI::IsMember({"default", "quick", "density"}));
   cmd->add_option("--backend", o->backend, "auto (cuda when a GPU is usable), cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
