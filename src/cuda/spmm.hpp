@@ -39,9 +39,10 @@ inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t
 /// columns of B (gridDim.y tiles), the row's column indices and values are
 /// broadcast by warp shuffle, B rows are read and C rows written coalesced
 /// (row-major); rows of at most 20 nonzeros on average are taken in groups
-/// of consecutive rows per warp (about 64-128 nonzeros a group). n ≤ 16: the warp splits into 32/W slots of W = next power of
-/// two ≥ n lanes; slots stride over the row's nonzeros and are summed by
-/// shuffles, so lanes are not left idle.
+/// of consecutive rows per warp (about 64-128 nonzeros a group). n ≤ 16:
+/// the warp splits into 32/W slots of W = next power of two ≥ n lanes;
+/// slots stride over the row's nonzeros and are summed by shuffles, so lanes
+/// are not left idle.
 template <Value T, Index I>
 void spmm_csr_row_split(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                         const ExecContext& ctx);
