@@ -625,7 +625,7 @@ template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A) {
   if (A.rows() == 0 || A.nnz() == 0) return Algorithm::Adaptive;  // nothing runs
   const CsrRowStats s = csr_row_stats(A);
-  if (static_cast<double>(s.max_len) > 8.0 * s.mean + 64.0) return Algorithm::MergePath;
+  if (irregular_rows(s.mean, s.max_len)) return Algorithm::MergePath;
   if (s.mean > 128.0 && s.rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
   const int v = adaptive_width(s.mean);
   if (v == 1) return Algorithm::Scalar;

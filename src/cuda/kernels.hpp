@@ -53,6 +53,13 @@ struct CsrRowStats {
 template <Value T, Index I>
 CsrRowStats csr_row_stats(const Csr<T, I>& A);
 
+/// Irregular rows for the Auto rules of CSR SpMV and SpMM: the longest row
+/// above 8 × the mean + 64 (power-law matrices, a few dense rows), where only
+/// splits by equal shares of nonzeros (merge path, merge-based) balance.
+inline bool irregular_rows(double mean, std::int64_t max_len) {
+  return static_cast<double>(max_len) > 8.0 * mean + 64.0;
+}
+
 /// The Auto rule for device CSR (documented in csr.cu and docs/architecture.md).
 template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A);

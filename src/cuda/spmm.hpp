@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda/kernels.hpp"
 #include "spx/core/view.hpp"
 #include "spx/formats/csr.hpp"
 #include "spx/registry.hpp"
@@ -21,16 +22,15 @@ namespace spx::cuda {
 inline constexpr double kSpmmMergeThreshold = 9.35;
 
 /// The CUDA Auto rule for SpMM, from the H100 benchmark:
-///  1. irregular rows, max > 8·mean + 64 (the CSR SpMV rule; power-law
-///     matrices, a few dense rows): merge-based, whose equal shares of
-///     nonzeros are the only balanced split;
+///  1. irregular rows (irregular_rows, the CSR SpMV test): merge-based,
+///     whose equal shares of nonzeros are the only balanced split;
 ///  2. n ≤ 16 and mean < kSpmmMergeThreshold: merge-based (the narrow row
 ///     split leaves most of a warp's slots idle on short rows);
 ///  3. otherwise row split, which for n > 16 takes short rows in groups
 ///     (row_block_tile32) and was faster than merge-based on every regular
 ///     member at n = 64.
 inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t n) {
-  if (static_cast<double>(max_row) > 8.0 * mean_row + 64.0) return Algorithm::MergeBased;
+  if (irregular_rows(mean_row, max_row)) return Algorithm::MergeBased;
   if (n <= 16 && mean_row < kSpmmMergeThreshold) return Algorithm::MergeBased;
   return Algorithm::RowSplit;
 }
