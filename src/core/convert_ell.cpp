@@ -23,10 +23,7 @@ Ell<T, I> to_ell(const Csr<T, I>& A, const ConvertOptions& options) {
   detail::require_host(A.space(), "CSR to ELL");
   const std::int64_t rows = A.rows();
   const I* ptr = A.row_ptr().data();
-  std::int64_t width = 0;
-#pragma omp parallel for reduction(max : width) schedule(static) if (rows > 65536)
-  for (std::int64_t r = 0; r < rows; ++r)
-    width = std::max<std::int64_t>(width, ptr[r + 1] - ptr[r]);
+  const std::int64_t width = detail::longest_row(ptr, rows);
 
   // Refuse before allocating: the padded size must fit the index type and
   // the memory budget.

@@ -9,6 +9,15 @@
 
 namespace spx::detail {
 
+/// The longest row of a host CSR row pointer (0 when there are no rows).
+template <Index I>
+std::int64_t longest_row(const I* ptr, std::int64_t rows) {
+  std::int64_t longest = 0;
+  for (std::int64_t r = 0; r < rows; ++r)
+    longest = std::max<std::int64_t>(longest, ptr[r + 1] - ptr[r]);
+  return longest;
+}
+
 /// Writes slots [0, slots) of one group stored at `col`/`val`, entry j of
 /// slot r at j*stride + r, `width` entries per slot. Slot r < rows holds the first
 /// min(length, width) entries of CSR row row_of(r) (its length goes to

@@ -18,9 +18,7 @@ namespace detail {
 template <Index I>
 std::int64_t bell_garland_width(const I* row_ptr, std::int64_t rows) {
   if (rows <= 0) return 0;
-  std::int64_t longest = 0;
-  for (std::int64_t r = 0; r < rows; ++r)
-    longest = std::max<std::int64_t>(longest, row_ptr[r + 1] - row_ptr[r]);
+  const std::int64_t longest = longest_row(row_ptr, rows);
   // count[k] = rows of length k; then walk K down from the longest row,
   // accumulating the rows of length >= K, and stop at the first K that a
   // third of the rows reach.
@@ -55,9 +53,7 @@ Hyb<T, I> to_hyb(const Csr<T, I>& A, const ConvertOptions& options) {
   const I* ptr = A.row_ptr().data();
   const I* csr_col = A.col_idx().data();
   const T* csr_val = A.values().data();
-  std::int64_t longest = 0;
-  for (std::int64_t r = 0; r < rows; ++r)
-    longest = std::max<std::int64_t>(longest, ptr[r + 1] - ptr[r]);
+  const std::int64_t longest = detail::longest_row(ptr, rows);
   // An override wider than the longest row would only add padding.
   const std::int64_t K = options.hyb_width < 0 ? detail::bell_garland_width(ptr, rows)
                                                : std::min(options.hyb_width, longest);

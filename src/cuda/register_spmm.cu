@@ -1,7 +1,7 @@
 // The CUDA backend's SpMM entries in the kernel registry, and its Auto rule.
-#include <algorithm>
 #include <cstdint>
 
+#include "core/convert_ellpack.hpp"
 #include "core/instantiate.hpp"
 #include "core/spmm_backend.hpp"
 #include "cuda/kernels.hpp"
@@ -13,11 +13,7 @@ namespace {
 template <Value T, Index I>
 std::int64_t max_row_length(const Csr<T, I>& A) {
   if (A.space() == Space::Device) return cuda::csr_row_stats(A).max_len;
-  const I* ptr = A.row_ptr().data();
-  std::int64_t longest = 0;
-  for (std::int64_t i = 0; i < A.rows(); ++i)
-    longest = std::max<std::int64_t>(longest, ptr[i + 1] - ptr[i]);
-  return longest;
+  return longest_row(A.row_ptr().data(), A.rows());
 }
 
 }  // namespace
