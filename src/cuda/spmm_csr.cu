@@ -78,33 +78,23 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 
 // ---- row split --------------------------------------------------------------
 
-/// n > 16: warp per (row, tile of 32·CPL columns); lane l owns columns
-/// l, l + 32, ..., l + 32·(CPL-1) of the tile. Each batch of up to 32 nonzeros
-/// is loaded one per lane, then broadcast by shuffle in groups of kGroup: a
-/// group first issues its kGroup·CPL independent loads of B (the last group
-/// of a batch predicated), then sums. So a lane keeps kGroup·CPL loads in
-/// flight whatever the row length, and a row of A is read once per tile.
-template <int CPL, class T, class I>
-__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
-    row_split_tile32(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
-                     const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
-                     T alpha, T beta, Strided<T> C) {
+/// The nonzeros [begin, end) of A, for one warp and one tile of 32·CPL
+/// columns (n > 16): each batch of up to 32 is loaded one per lane, then
+/// broadcast by shuffle in groups of kGroup: a group first issues its
+/// kGroup·CPL independent loads of B (the last group of a batch predicated),
+/// then calls step(k, v_k, B row c_k's columns of this lane) in order of k.
+/// All lanes take part in every shuffle; step runs under a warp-uniform
+/// condition, so it may shuffle too.
+template <int CPL, class T, class I, class Step>
+__device__ __forceinline__ void for_each_nonzero(std::int64_t begin, std::int64_t end,
+                                                 const I* __restrict__ col,
+                                                 const T* __restrict__ val,
+                                                 const Strided<const T>& B, std::int64_t j0,
+                                                 const bool (&active)[CPL], Step&& step) {
   constexpr int kGroup = CPL >= 4 ? 4 : 8;  // at most 16 loads of B per lane per group
   const int lane = threadIdx.x % kWarp;
-  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
-  if (row >= m) return;  // the whole warp leaves together
-  const std::int64_t j0 = blockIdx.y * std::int64_t{kWarp * CPL} + lane;
-  bool active[CPL];  // the tail tile has lanes past the last column
-#pragma unroll
-  for (int q = 0; q < CPL; ++q)
-    active[q] = j0 + q * kWarp < n;
-  const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
-  T acc[CPL];
-#pragma unroll
-  for (int q = 0; q < CPL; ++q)
-    acc[q] = T{0};
   for (std::int64_t base = begin; base < end; base += kWarp) {
-    // Load a batch: one nonzero per lane (lanes past the row hold zeros).
+    // Load a batch: one nonzero per lane (lanes past the range hold zeros).
     const int count = static_cast<int>(min(std::int64_t{kWarp}, end - base));
     I c = 0;
     T v = 0;
@@ -112,7 +102,6 @@ __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per
       c = load(col + base + lane);
       v = load(val + base + lane);
     }
-    // Groups of kGroup nonzeros; all lanes take part in every shuffle.
     for (int t0 = 0; t0 < count; t0 += kGroup) {
       T b[kGroup][CPL];
 #pragma unroll
@@ -126,14 +115,40 @@ __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per
 #pragma unroll
       for (int u = 0; u < kGroup; ++u) {
         const T vt = __shfl_sync(kFullMask, v, (t0 + u) % kWarp);
-        if (t0 + u < count) {
-#pragma unroll
-          for (int q = 0; q < CPL; ++q)
-            acc[q] += vt * b[u][q];
-        }
+        if (t0 + u < count) step(base + t0 + u, vt, b[u]);
       }
     }
   }
+}
+
+/// n > 16: warp per (row, tile of 32·CPL columns); lane l owns columns
+/// l, l + 32, ..., l + 32·(CPL-1) of the tile; the row's nonzeros go through
+/// for_each_nonzero, so a lane keeps kGroup·CPL loads of B in flight whatever
+/// the row length, and a row of A is read once per tile.
+template <int CPL, class T, class I>
+__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
+    row_split_tile32(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
+                     const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
+                     T alpha, T beta, Strided<T> C) {
+  const int lane = threadIdx.x % kWarp;
+  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
+  if (row >= m) return;  // the whole warp leaves together
+  const std::int64_t j0 = blockIdx.y * std::int64_t{kWarp * CPL} + lane;
+  bool active[CPL];  // the tail tile has lanes past the last column
+#pragma unroll
+  for (int q = 0; q < CPL; ++q)
+    active[q] = j0 + q * kWarp < n;
+  const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
+  T acc[CPL];
+#pragma unroll
+  for (int q = 0; q < CPL; ++q)
+    acc[q] = T{0};
+  for_each_nonzero<CPL>(begin, end, col, val, B, j0, active,
+                        [&](std::int64_t, T vt, const T(&b)[CPL]) {
+#pragma unroll
+                          for (int q = 0; q < CPL; ++q)
+                            acc[q] += vt * b[q];
+                        });
   // Store: CPL coalesced segments of a row of C (row-major).
 #pragma unroll
   for (int q = 0; q < CPL; ++q)
@@ -153,7 +168,6 @@ __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per
     row_block_tile32(std::int64_t m, std::int64_t n, int rows_per_warp, const I* __restrict__ ptr,
                      const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
                      T alpha, T beta, Strided<T> C) {
-  constexpr int kGroup = CPL >= 4 ? 4 : 8;  // at most 16 loads of B per lane per group
   const int lane = threadIdx.x % kWarp;
   const std::int64_t first =
       (blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp) * rows_per_warp;
@@ -184,39 +198,14 @@ __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per
     ++r;
     row_end = __shfl_sync(kFullMask, p, min(r + 1, rows));
   };
-  for (std::int64_t base = begin; base < end; base += kWarp) {
-    // Load a batch: one nonzero per lane (lanes past the group hold zeros).
-    const int count = static_cast<int>(min(std::int64_t{kWarp}, end - base));
-    I c = 0;
-    T v = 0;
-    if (lane < count) {
-      c = load(col + base + lane);
-      v = load(val + base + lane);
-    }
-    // Groups of kGroup nonzeros; all lanes take part in every shuffle.
-    for (int t0 = 0; t0 < count; t0 += kGroup) {
-      T b[kGroup][CPL];
+  for_each_nonzero<CPL>(begin, end, col, val, B, j0, active,
+                        [&](std::int64_t k, T vt, const T(&b)[CPL]) {
+                          while (k >= row_end)  // rows ending here (empty ones too)
+                            close_row();
 #pragma unroll
-      for (int u = 0; u < kGroup; ++u) {
-        const int t = t0 + u;
-        const I ct = __shfl_sync(kFullMask, c, t % kWarp);
-#pragma unroll
-        for (int q = 0; q < CPL; ++q)
-          b[u][q] = t < count && active[q] ? load_b(B, ct, j0 + q * kWarp) : T{0};
-      }
-#pragma unroll
-      for (int u = 0; u < kGroup; ++u) {
-        const T vt = __shfl_sync(kFullMask, v, (t0 + u) % kWarp);
-        if (t0 + u < count) {
-          while (base + t0 + u >= row_end)  // rows ending here (empty ones too)
-            close_row();
-#pragma unroll
-          for (int q = 0; q < CPL; ++q)
-            acc[q] += vt * b[u][q];
-        }
-      }
-    }
-  }
+                          for (int q = 0; q < CPL; ++q)
+                            acc[q] += vt * b[q];
+                        });
   // The last row, and empty rows at the end of the group.
   while (r < rows)
     close_row();
