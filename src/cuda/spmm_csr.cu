@@ -10,6 +10,8 @@
 // power of two ≥ n otherwise, so that narrow products do not leave lanes
 // idle.
 #include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <cub/device/device_select.cuh>
 
 #include <algorithm>
 #include <cstdint>
@@ -266,6 +268,21 @@ constexpr std::int64_t unit_nnz() {
   return W * 4 < 32 ? 32 : W * 4;
 }
 
+/// Row ends staged in shared memory per block of merge_based: one per two
+/// nonzeros of the block, at most 512, plus one (W ≥ 4: 257 or 513, so that
+/// rows of mean length ≥ 2 are all staged; W = 2, 1: 513, mean length ≥ 4
+/// or 8). Rows past the staged ones read ptr from global memory.
+template <int W>
+constexpr int merge_stage() {
+  constexpr std::int64_t block_nnz = kBlock / W * unit_nnz<W>();
+  return static_cast<int>(block_nnz / 2 < 512 ? block_nnz / 2 : 512) + 1;
+}
+
+/// Carry runs of at most this many units are summed by one thread per
+/// column; longer ones by a block.
+constexpr std::int64_t kShortRun = 32;
+constexpr int kFixupBlock = 256;
+
 /// part[u] = the first row that starts at or after nonzero u*unit_nnz (the
 /// first row unit u owns); part[units] = m.
 template <class I>
@@ -291,14 +308,31 @@ __global__ void merge_partition(std::int64_t m, std::int64_t units, std::int64_t
   part[u] = static_cast<I>(lo);
 }
 
-/// The row whose tail unit u starts inside (its carry-out row), or -1 when
-/// the unit starts at a row boundary.
+/// The units whose carry-out belongs to row r: those whose range starts
+/// strictly inside the row, [ptr[r]/per_unit + 1, ceil(ptr[r+1]/per_unit)).
+/// Each row with a carry-out has one such run of consecutive units.
+struct UnitRun {
+  std::int64_t begin, end;
+};
+
 template <class I>
-__device__ __forceinline__ std::int64_t carry_row(std::int64_t u, std::int64_t per_unit,
-                                                  const I* ptr, const I* part) {
-  const std::int64_t first = load(part + u);
-  return load(ptr + first) > u * per_unit ? first - 1 : -1;
+__device__ __forceinline__ UnitRun carry_units(const I* ptr, std::int64_t r,
+                                               std::int64_t per_unit) {
+  const std::int64_t b = load(ptr + r), e = load(ptr + r + 1);
+  return {b / per_unit + 1, (e + per_unit - 1) / per_unit};
 }
+
+/// Selects the rows whose run of carry-out units has a length in [lo, hi].
+template <class I>
+struct RunLengthIn {
+  const I* ptr;
+  std::int64_t per_unit, lo, hi;
+  __device__ __forceinline__ bool operator()(const I& r) const {
+    const UnitRun run = carry_units(ptr, r, per_unit);
+    const std::int64_t len = run.end - run.begin;
+    return len >= lo && len <= hi;
+  }
+};
 
 /// Unit u (a group of W lanes; a whole warp and one column tile when W = 32)
 /// takes nonzeros [u*unit_nnz, (u+1)*unit_nnz). Rows that start in the range
@@ -306,30 +340,63 @@ __device__ __forceinline__ std::int64_t carry_row(std::int64_t u, std::int64_t p
 /// later units' carry-outs complete it). Nonzeros before the first own row
 /// belong to the row the range starts inside: their sum is the unit's
 /// carry-out, saved in carry[u*n + j].
+///
+/// The block's units cover a contiguous range of rows, part[first unit] ..
+/// part[last unit + 1]; their row ends (ptr) are staged in shared memory
+/// first, so that the segmented sum finds the end of the next row with a
+/// shared load instead of a dependent global one.
 template <int W, class T, class I>
 __global__ void __launch_bounds__(kBlock)
-    merge_based(std::int64_t n, std::int64_t nnz, std::int64_t units, const I* __restrict__ ptr,
-                const I* __restrict__ col, const T* __restrict__ val, const I* __restrict__ part,
-                Strided<const T> B, T alpha, T beta, Strided<T> C, T* __restrict__ carry) {
+    merge_based(std::int64_t m, std::int64_t n, std::int64_t nnz, std::int64_t units,
+                const I* __restrict__ ptr, const I* __restrict__ col, const T* __restrict__ val,
+                const I* __restrict__ part, Strided<const T> B, T alpha, T beta, Strided<T> C,
+                T* __restrict__ carry) {
   constexpr std::int64_t kUnitNnz = unit_nnz<W>();
   constexpr int kBatches = static_cast<int>(kUnitNnz / W);
+  constexpr int kUnitsPerBlock = kBlock / W;
+  constexpr int kStage = merge_stage<W>();
+  __shared__ I ends[kStage];        // ends[i] = ptr[block_first + i]
   const int sub = threadIdx.x % W;  // lane within the group
-  const std::int64_t unit = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) / W;
+  const std::int64_t unit0 = blockIdx.x * std::int64_t{kUnitsPerBlock};  // < units
+  const std::int64_t unit = unit0 + threadIdx.x / W;
   const std::int64_t j = (W == kWarp ? blockIdx.y * std::int64_t{kWarp} : 0) + sub;
   const bool active = j < n;
   const bool valid = unit < units;  // groups past the end only join the shuffles
-  const std::int64_t k0 = valid ? unit * kUnitNnz : nnz;
-  const std::int64_t k1 = valid ? min(k0 + kUnitNnz, nnz) : nnz;
+  // Positions below are relative to the unit's first nonzero k0, as ints:
+  // the unit has `count` ≤ kUnitNnz nonzeros, and row ends past it are
+  // clamped to kUnitNnz.
+  const std::int64_t k0 = unit * kUnitNnz;
+  const int count = valid ? static_cast<int>(min(kUnitNnz, nnz - k0)) : 0;
+
+  // Stage ptr[block_first .. block_last] (as much as fits): coalesced,
+  // independent loads.
+  const std::int64_t block_first = load(part + unit0);
+  const int staged = static_cast<int>(
+      min(std::int64_t{load(part + min(unit0 + kUnitsPerBlock, units))} - block_first + 1,
+          std::int64_t{kStage}));
+  for (int i = threadIdx.x; i < staged; i += kBlock)
+    ends[i] = load(ptr + block_first + i);
+  const std::int64_t first = valid ? load(part + unit) : 0;
+  __syncthreads();
+  // ptr[r + 1] - k0 (r + 1 ≥ block_first, r < m), at most kUnitNnz; staged,
+  // else from global memory.
+  const auto end_of = [&](std::int64_t r) -> int {
+    const std::int64_t i = r + 1 - block_first;
+    const std::int64_t e = i < staged ? ends[i] : load(ptr + r + 1);
+    return static_cast<int>(min(e - k0, kUnitNnz));
+  };
 
   // Where the range starts: inside a row begun earlier (head: carry-out) or
-  // at the start of the first own row.
-  std::int64_t row = 0, row_end = 0;
+  // at the start of the first own row. row_end = end of `row`, next_end =
+  // end of the next row, read ahead so that a row change waits for no load.
+  std::int64_t row = 0;
+  int row_end = 0, next_end = 0;
   bool head = false;
   if (valid) {
-    const std::int64_t first = load(part + unit);
-    head = load(ptr + first) > k0;
+    head = end_of(first - 1) > 0;
     row = head ? first - 1 : first;
-    row_end = load(ptr + row + 1);
+    row_end = end_of(row);
+    next_end = row + 1 < m ? end_of(row + 1) : static_cast<int>(kUnitNnz);
   }
   // Close the current row: the head goes to the carry-out, own rows to C.
   T acc = 0;
@@ -346,15 +413,14 @@ __global__ void __launch_bounds__(kBlock)
   };
 
   // The same number of batches for every group of the warp (the shuffles
-  // need all 32 lanes); loads past k1 are skipped.
-  for (int batch = 0; batch < kBatches; ++batch) {
-    const std::int64_t base = k0 + std::int64_t{batch} * W;
+  // need all 32 lanes); loads past the unit's nonzeros are skipped.
+  for (int base = 0; base < kBatches * W; base += W) {
     // Load a batch: one nonzero per lane of the group.
     I c = 0;
     T v = 0;
-    if (base + sub < k1) {
-      c = load(col + base + sub);
-      v = load(val + base + sub);
+    if (base + sub < count) {
+      c = load(col + k0 + base + sub);
+      v = load(val + k0 + base + sub);
     }
     // Products: broadcast each nonzero within the group; independent loads
     // of B (ILP W).
@@ -363,18 +429,20 @@ __global__ void __launch_bounds__(kBlock)
     for (int t = 0; t < W; ++t) {
       const I ct = __shfl_sync(kFullMask, c, t, W);
       const T vt = __shfl_sync(kFullMask, v, t, W);
-      p[t] = active && base + t < k1 ? vt * load_b(B, ct, j) : T{0};
+      p[t] = active && base + t < count ? vt * load_b(B, ct, j) : T{0};
     }
     // Segmented sum: before a nonzero, close every row that ends before it
-    // (empty rows included: they get beta*C).
+    // (empty rows included: they get beta*C). No shuffles in here: the
+    // groups of a warp take different paths when W < 32.
 #pragma unroll
     for (int t = 0; t < W; ++t) {
-      const std::int64_t k = base + t;
-      if (k < k1) {
+      const int k = base + t;
+      if (k < count) {
         while (k >= row_end) {
           close_row();
           ++row;
-          row_end = load(ptr + row + 1);
+          row_end = next_end;
+          next_end = row + 1 < m ? end_of(row + 1) : static_cast<int>(kUnitNnz);
         }
         acc += p[t];
       }
@@ -389,21 +457,64 @@ __global__ void __launch_bounds__(kBlock)
     close_row();
 }
 
-/// Adds the carry-outs: thread (u, j) acts when unit u is the first of a run
-/// of units with the same carry-out row, summing the run in order
-/// (deterministic, no atomics).
-template <class T, class I>
-__global__ void merge_fixup(std::int64_t n, std::int64_t units, std::int64_t per_unit,
-                            const I* __restrict__ ptr, const I* __restrict__ part,
-                            const T* __restrict__ carry, T alpha, Strided<T> C) {
-  const std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  if (t >= units * n) return;
-  const std::int64_t u = t / n, j = t % n;
-  const std::int64_t row = carry_row(u, per_unit, ptr, part);
-  if (row < 0 || (u > 0 && carry_row(u - 1, per_unit, ptr, part) == row)) return;
+/// Adds the carry-outs to C, one run of units (one row) at a time, in a
+/// fixed order (deterministic, no atomics). runs[0, long_runs) are the rows
+/// with runs longer than kShortRun units, the rest the short ones.
+/// Blocks [0, long_runs): a block per (long run, tile of W columns); its
+/// kFixupBlock/W slots take strided shares of the run's units, then a tree
+/// in shared memory sums the slots. Later blocks: a thread per (short run,
+/// column), summing the run's ≤ kShortRun units in order with independent
+/// loads.
+template <int W, class T, class I>
+__global__ void __launch_bounds__(kFixupBlock)
+    merge_fixup(std::int64_t n, std::int64_t per_unit, std::int64_t long_runs,
+                std::int64_t runs_count, const I* __restrict__ runs, const I* __restrict__ ptr,
+                const T* __restrict__ carry, T alpha, Strided<T> C) {
+  constexpr int kSlots = kFixupBlock / W;
+  constexpr int kU = 4;  // loads in flight per thread
+  const int jj = threadIdx.x % W;
+  const int slot = threadIdx.x / W;
+  const std::int64_t j = blockIdx.y * std::int64_t{W} + jj;
+  const bool active = j < n;
+  if (blockIdx.x < long_runs) {
+    __shared__ T sums[kFixupBlock];
+    const std::int64_t row = load(runs + blockIdx.x);
+    const UnitRun run = carry_units(ptr, row, per_unit);
+    T sum = 0;
+    if (active) {
+      for (std::int64_t u = run.begin + slot; u < run.end; u += kU * kSlots) {
+        T c[kU];
+#pragma unroll
+        for (int q = 0; q < kU; ++q)
+          c[q] = u + q * kSlots < run.end ? load(carry + (u + q * kSlots) * n + j) : T{0};
+#pragma unroll
+        for (int q = 0; q < kU; ++q)
+          if (u + q * kSlots < run.end) sum += c[q];
+      }
+    }
+    sums[threadIdx.x] = sum;
+#pragma unroll
+    for (int half = kSlots / 2; half > 0; half /= 2) {
+      __syncthreads();
+      if (slot < half) sums[threadIdx.x] += sums[threadIdx.x + half * W];
+    }
+    if (slot == 0 && active) C.data[row * C.rs + j * C.cs] += alpha * sums[threadIdx.x];
+    return;
+  }
+  const std::int64_t r = (blockIdx.x - long_runs) * std::int64_t{kSlots} + slot + long_runs;
+  if (r >= runs_count || !active) return;
+  const std::int64_t row = load(runs + r);
+  const UnitRun run = carry_units(ptr, row, per_unit);
   T sum = 0;
-  for (std::int64_t w = u; w < units && carry_row(w, per_unit, ptr, part) == row; ++w)
-    sum += carry[w * n + j];
+  for (std::int64_t u = run.begin; u < run.end; u += kU) {
+    T c[kU];
+#pragma unroll
+    for (int q = 0; q < kU; ++q)
+      c[q] = u + q < run.end ? load(carry + (u + q) * n + j) : T{0};
+#pragma unroll
+    for (int q = 0; q < kU; ++q)
+      if (u + q < run.end) sum += c[q];
+  }
   C.data[row * C.rs + j * C.cs] += alpha * sum;
 }
 
@@ -411,8 +522,70 @@ __global__ void merge_fixup(std::int64_t n, std::int64_t units, std::int64_t per
 template <class I>
 struct MergePartition {
   std::int64_t units = 0;
-  Array<I> part;  ///< units + 1 first rows, in device memory
+  Array<I> part;               ///< units + 1 first rows, in device memory
+  std::int64_t long_runs = 0;  ///< rows with more than kShortRun carry-out units
+  std::int64_t runs = 0;       ///< rows with any carry-out unit
+  Array<I> run_rows;           ///< those rows, in device memory: the long ones first
 };
+
+/// Runs a CUB algorithm twice: for its temporary storage size, then with it.
+template <class F>
+void with_cub_temp(const char* what, cudaStream_t stream, F&& f) {
+  std::size_t bytes = 0;
+  check(f(nullptr, bytes), what);
+  const StreamScratch temp(bytes > 0 ? bytes : 1, stream);
+  check(f(temp.as<void>(), bytes), what);
+}
+
+/// Builds the partition and the lists of carry runs, on `stream`, and waits
+/// for them (later calls may use other streams).
+template <class I>
+MergePartition<I> build_merge_partition(std::int64_t m, std::int64_t nnz, const I* ptr,
+                                        std::int64_t per_unit, cudaStream_t stream) {
+  MergePartition<I> p;
+  p.units = ceil_div(nnz, per_unit);
+  p.part = Array<I>(static_cast<std::size_t>(p.units + 1), Space::Device);
+  constexpr int kThreads = 256;
+  merge_partition<I>
+      <<<static_cast<unsigned>(ceil_div(p.units + 1, kThreads)), kThreads, 0, stream>>>(
+          m, p.units, per_unit, ptr, p.part.data());
+  check_launch("merge_partition");
+
+  // Rows with a carry-out: at most one per unit, each with ≥ 1 unit.
+  const std::int64_t capacity = std::max<std::int64_t>(1, std::min(m, p.units));
+  const StreamScratch selected(2 * static_cast<std::size_t>(capacity) * sizeof(I), stream);
+  const StreamScratch counts(2 * sizeof(std::int64_t), stream);
+  I* const long_out = selected.as<I>();
+  I* const short_out = long_out + capacity;
+  const auto select = [&](I* out, std::int64_t* count, std::int64_t lo, std::int64_t hi) {
+    const RunLengthIn<I> pred{ptr, per_unit, lo, hi};
+    with_cub_temp("cub::DeviceSelect::If (SpMM carry runs)", stream,
+                  [&](void* temp, std::size_t& bytes) {
+                    return cub::DeviceSelect::If(temp, bytes, thrust::counting_iterator<I>(0), out,
+                                                 count, m, pred, stream);
+                  });
+  };
+  select(long_out, counts.as<std::int64_t>(), kShortRun + 1, std::numeric_limits<I>::max());
+  select(short_out, counts.as<std::int64_t>() + 1, 1, kShortRun);
+  std::int64_t host_counts[2] = {0, 0};
+  check(cudaMemcpyAsync(host_counts, counts.as<std::int64_t>(), sizeof host_counts,
+                        cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync (SpMM carry run counts)");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (merge partition)");
+  p.long_runs = host_counts[0];
+  p.runs = host_counts[0] + host_counts[1];
+  p.run_rows = Array<I>(static_cast<std::size_t>(p.runs), Space::Device);
+  if (p.long_runs > 0)
+    check(cudaMemcpyAsync(p.run_rows.data(), long_out, p.long_runs * sizeof(I),
+                          cudaMemcpyDeviceToDevice, stream),
+          "cudaMemcpyAsync (SpMM carry runs)");
+  if (host_counts[1] > 0)
+    check(cudaMemcpyAsync(p.run_rows.data() + p.long_runs, short_out, host_counts[1] * sizeof(I),
+                          cudaMemcpyDeviceToDevice, stream),
+          "cudaMemcpyAsync (SpMM carry runs)");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (merge partition)");
+  return p;
+}
 
 template <class T, class I>
 const MergePartition<I>& merge_partition_of(const Csr<T, I>& A, std::int64_t per_unit,
@@ -420,62 +593,28 @@ const MergePartition<I>& merge_partition_of(const Csr<T, I>& A, std::int64_t per
   // Key: "SPMM" and the unit size.
   const std::uint64_t key = 0x53504d4d00000000ull | static_cast<std::uint64_t>(per_unit);
   return A.structure_cache().template get<MergePartition<I>>(key, [&] {
-    MergePartition<I> p;
-    p.units = ceil_div(A.nnz(), per_unit);
-    p.part = Array<I>(static_cast<std::size_t>(p.units + 1), Space::Device);
-    constexpr int kThreads = 256;
-    merge_partition<I>
-        <<<static_cast<unsigned>(ceil_div(p.units + 1, kThreads)), kThreads, 0, ctx.stream>>>(
-            A.rows(), p.units, per_unit, A.row_ptr().data(), p.part.data());
-    check_launch("merge_partition");
-    // Later calls may use other streams: finish before the entry is shared.
-    check(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize (merge partition)");
-    return p;
+    return build_merge_partition<I>(A.rows(), A.nnz(), A.row_ptr().data(), per_unit, ctx.stream);
   });
 }
-
-/// A stream-ordered scratch buffer, released on the same stream.
-class StreamBuffer {
- public:
-  StreamBuffer(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    const cudaError_t err = cudaMallocAsync(&data_, bytes, stream);
-    if (err == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      throw OutOfMemory("merge-based SpMM: device allocation of " + std::to_string(bytes) +
-                            " bytes for carry-outs failed",
-                        bytes);
-    }
-    check(err, "cudaMallocAsync (SpMM carry-outs)");
-  }
-  StreamBuffer(const StreamBuffer&) = delete;
-  StreamBuffer& operator=(const StreamBuffer&) = delete;
-  ~StreamBuffer() {
-    if (data_ != nullptr) cudaFreeAsync(data_, stream_);
-  }
-  void* data() const { return data_; }
-
- private:
-  void* data_ = nullptr;
-  cudaStream_t stream_;
-};
 
 template <int W, class T, class I>
 void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
                   std::int64_t n, const ExecContext& ctx) {
   constexpr std::int64_t kUnitNnz = unit_nnz<W>();
   const MergePartition<I>& p = merge_partition_of(A, kUnitNnz, ctx);
-  const StreamBuffer carry(static_cast<std::size_t>(p.units * n) * sizeof(T), ctx.stream);
-  auto* carry_data = static_cast<T*>(carry.data());
-  const dim3 grid(static_cast<unsigned>(ceil_div(p.units * W, kBlock)),
-                  static_cast<unsigned>(W == kWarp ? ceil_div(n, kWarp) : 1));
+  const StreamScratch carry(static_cast<std::size_t>(p.units * n) * sizeof(T), ctx.stream);
+  const auto tiles = static_cast<unsigned>(ceil_div(n, W));  // 1 when W < 32
+  const dim3 grid(static_cast<unsigned>(ceil_div(p.units * W, kBlock)), tiles);
   merge_based<W, T, I><<<grid, kBlock, 0, ctx.stream>>>(
-      n, A.nnz(), p.units, A.row_ptr().data(), A.col_idx().data(), A.values().data(), p.part.data(),
-      B, alpha, beta, C, carry_data);
+      A.rows(), n, A.nnz(), p.units, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
+      p.part.data(), B, alpha, beta, C, carry.as<T>());
   check_launch("merge_based");
-  constexpr int kThreads = 256;
-  merge_fixup<T, I>
-      <<<static_cast<unsigned>(ceil_div(p.units * n, kThreads)), kThreads, 0, ctx.stream>>>(
-          n, p.units, kUnitNnz, A.row_ptr().data(), p.part.data(), carry_data, alpha, C);
+  if (p.runs == 0) return;
+  const std::int64_t short_blocks = ceil_div(p.runs - p.long_runs, kFixupBlock / W);
+  merge_fixup<W, T, I><<<dim3(static_cast<unsigned>(p.long_runs + short_blocks), tiles),
+                         kFixupBlock, 0, ctx.stream>>>(n, kUnitNnz, p.long_runs, p.runs,
+                                                       p.run_rows.data(), A.row_ptr().data(),
+                                                       carry.as<T>(), alpha, C);
   check_launch("merge_fixup");
 }
 

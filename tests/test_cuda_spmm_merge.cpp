@@ -1,0 +1,254 @@
+// The merge-based CSR SpMM on CUDA (src/cuda/spmm_csr.cu) on matrices that
+// stress its carry-out fix-up: a few rows of 10^4..10^5 nonzeros (runs of
+// thousands of units) among short rows, rows whose runs sit just below and
+// above the fix-up's short/long boundary (32 units), leading and trailing
+// empty rows and runs of them; for n ∈ {1, 3, 8, 32, 33, 64, 200} (every
+// group width), row- and column-major B and C with padded leading
+// dimensions, beta = 0 (C poisoned with NaN) and beta ≠ 0.
+// Two kinds of data: random reals against the long-double reference with
+// its magnitude-scaled bound, and small integers, whose sums are exact in
+// any order (below 2^24), compared exactly: in float the bound of a row of
+// 10^5 nonzeros would hide a lost or doubled carry-out, exactness does not.
+// Every test needs a GPU: it skips without one (fails with SPX_REQUIRE_GPU=1).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "cuda_common.hpp"
+#include "reference_spmm.hpp"
+#include "spx/ops.hpp"
+
+namespace spx::test {
+namespace {
+
+template <class P>
+class CudaSpmmMerge : public ::testing::Test {};
+TYPED_TEST_SUITE(CudaSpmmMerge, TypePairs, TypePairNames);
+
+constexpr std::int64_t kWidths[] = {1, 3, 8, 32, 33, 64, 200};
+
+/// The longest row for width n: 10^5 up to n = 8, then shorter, so that B
+/// (k = longest × n) and the reference stay small.
+std::int64_t longest_row(std::int64_t n) {
+  const std::int64_t s = small_tests() ? 10 : 1;
+  return (n <= 8 ? 100000 : n <= 64 ? 30000 : 10000) / s;
+}
+
+/// `count` values: small integers ±{1, 2, 3} (sums exact in float up to
+/// 2^24) or random reals ±[0.5, 1.5].
+template <Value T>
+std::vector<T> values(std::int64_t count, bool integer, std::uint64_t seed) {
+  if (!integer) return random_vector<T>(count, seed);
+  std::mt19937_64 gen(seed);
+  std::vector<T> v(static_cast<std::size_t>(count));
+  for (auto& e : v)
+    e = static_cast<T>(static_cast<int>(gen() % 3) + 1) * (gen() & 1 ? T{1} : T{-1});
+  return v;
+}
+
+/// A host CSR with the given row lengths (each ≤ cols): a row is a run of
+/// consecutive columns (mod cols) from a random start.
+template <Value T, Index I>
+Csr<T, I> csr_of(std::int64_t cols, const std::vector<std::int64_t>& lengths, bool integer,
+                 std::uint64_t seed) {
+  const Csr<T, I> shape = csr_with_lengths<T, I>(cols, lengths, seed);
+  return Csr<T, I>(static_cast<I>(lengths.size()), static_cast<I>(cols),
+                   Array<I>(shape.row_ptr().to_vector()), Array<I>(shape.col_idx().to_vector()),
+                   Array<T>(values<T>(shape.nnz(), integer, seed + 7)));
+}
+
+struct Shape {
+  std::string name;
+  std::vector<std::int64_t> lengths;
+};
+
+/// Row lengths of the test matrices for longest row L.
+std::vector<Shape> shapes(std::int64_t L, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<Shape> out;
+  {
+    // Short rows (0..16 nonzeros, a quarter empty) with 3 leading and 5
+    // trailing empty rows and a run of 40 empty ones; long rows: L first,
+    // L/3 and L/10 adjacent in the middle, and rows of about 32 units of 32
+    // and of 128 nonzeros (runs of 31..34 units: both sides of the fix-up's
+    // short/long boundary) and a few hundred nonzeros at random places.
+    std::vector<std::int64_t> len(3, 0);
+    len.push_back(L);
+    for (int r = 0; r < 3000; ++r) {
+      if (r == 1500) {
+        len.push_back(L / 3);
+        len.push_back(L / 10);
+      }
+      if (r == 2000) len.insert(len.end(), 40, 0);
+      len.push_back(gen() % 4 == 0 ? 0 : static_cast<std::int64_t>(gen() % 16) + 1);
+    }
+    for (const std::int64_t m : {300, 1000, 1024, 1056, 1090, 4096, 4224, 4300}) {
+      const auto at = static_cast<std::ptrdiff_t>(4 + gen() % (len.size() - 4));
+      len.insert(len.begin() + at, std::min(m, L));
+    }
+    len.insert(len.end(), 5, 0);
+    out.push_back({"hubs", std::move(len)});
+  }
+  out.push_back({"lone-hub", {0, 0, L, 0, 0, 0}});
+  {
+    // Long first and last rows, no empty rows.
+    std::vector<std::int64_t> len{L / 2};
+    for (int r = 0; r < 500; ++r)
+      len.push_back(static_cast<std::int64_t>(gen() % 5) + 1);
+    len.push_back(L / 2 + 17);
+    out.push_back({"hub-ends", std::move(len)});
+  }
+  return out;
+}
+
+/// How B and C are stored: layouts and padding of the leading dimensions.
+struct Storage {
+  Layout b, c;
+  std::int64_t b_pad, c_pad;
+};
+constexpr Storage kStorages[] = {
+    {Layout::RowMajor, Layout::RowMajor, 0, 0},
+    {Layout::ColMajor, Layout::ColMajor, 2, 3},
+    {Layout::RowMajor, Layout::ColMajor, 1, 0},
+};
+
+std::int64_t ld_of(Layout l, std::int64_t rows, std::int64_t cols, std::int64_t pad) {
+  return (l == Layout::RowMajor ? cols : rows) + pad;
+}
+
+std::size_t at(Layout l, std::int64_t ld, std::int64_t i, std::int64_t j) {
+  return static_cast<std::size_t>(l == Layout::RowMajor ? i * ld + j : i + j * ld);
+}
+
+/// The logical row-major rows×cols matrix `logical` stored with layout l and
+/// leading dimension ld; the padding holds `fill`.
+template <class T>
+std::vector<T> store(const std::vector<T>& logical, std::int64_t rows, std::int64_t cols, Layout l,
+                     std::int64_t ld, T fill) {
+  std::vector<T> s(static_cast<std::size_t>((l == Layout::RowMajor ? rows : cols) * ld), fill);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j)
+      s[at(l, ld, i, j)] = logical[static_cast<std::size_t>(i * cols + j)];
+  return s;
+}
+
+/// C = alpha*A*B + beta*C0 with the merge-based kernel (C poisoned with NaN
+/// when beta = 0); returns the stored C, padding included.
+template <Value T, Index I>
+std::vector<T> run_merge(const Csr<T, I>& dA, const std::vector<T>& B, std::int64_t n,
+                         const Storage& st, T alpha, T beta, const std::vector<T>& C0, T pad_fill) {
+  const std::int64_t m = dA.rows(), k = dA.cols();
+  const std::int64_t ldb = ld_of(st.b, k, n, st.b_pad), ldc = ld_of(st.c, m, n, st.c_pad);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const Array<T> dB(store(B, k, n, st.b, ldb, nan), Space::Device);
+  Array<T> dC(store(beta == T{0} ? std::vector<T>(C0.size(), nan) : C0, m, n, st.c, ldc, pad_fill),
+              Space::Device);
+  SpmmOptions opts;
+  opts.algorithm = Algorithm::MergeBased;
+  const RunInfo info =
+      spmm(alpha, dA, DenseView<const T>{dB.data(), k, n, ldb, st.b, Space::Device}, beta,
+           DenseView<T>{dC.data(), m, n, ldc, st.c, Space::Device}, opts);
+  EXPECT_EQ(info.algorithm, Algorithm::MergeBased);
+  EXPECT_EQ(info.backend, Backend::Cuda);
+  return dC.to_vector();
+}
+
+TYPED_TEST(CudaSpmmMerge, LongRowsMatchReference) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const T sentinel = T{-777};
+  for (const std::int64_t n : kWidths) {
+    const std::int64_t L = longest_row(n);
+    const std::uint64_t seed = fresh_seed();
+    for (const auto& [name, lengths] : shapes(L, seed)) {
+      for (const bool integer : {false, true}) {
+        const Csr<T, I> A = csr_of<T, I>(L, lengths, integer, seed + 1);
+        const Csr<T, I> dA = A.to(Space::Device);
+        const std::int64_t m = A.rows();
+        const auto B = values<T>(L * n, integer, seed + 2);
+        const auto C0 = values<T>(m * n, integer, seed + 3);
+        const ProductReference product = reference_product(A, B, n);
+        // Integers: alpha and beta keep every value an integer below 2^24.
+        const T alpha = integer ? T{2} : T{-1.5}, beta = integer ? T{-1} : T{0.5};
+        for (const Storage& st : kStorages) {
+          for (const T b : {T{0}, beta}) {
+            const T a = b == T{0} ? T{1} : alpha;
+            const std::string what = fmt::format(
+                "{} (L={} nnz={}) {} n={} B {} C {} alpha={} beta={} seed={}", name, L, A.nnz(),
+                integer ? "integers" : "reals", n, st.b == Layout::RowMajor ? "row" : "col",
+                st.c == Layout::RowMajor ? "row" : "col", a, b, seed);
+            const std::vector<T> stored = run_merge(dA, B, n, st, a, b, C0, sentinel);
+            const std::int64_t ldc = ld_of(st.c, m, n, st.c_pad);
+            std::vector<T> got(static_cast<std::size_t>(m * n));
+            for (std::int64_t i = 0; i < m; ++i)
+              for (std::int64_t j = 0; j < n; ++j)
+                got[static_cast<std::size_t>(i * n + j)] = stored[at(st.c, ldc, i, j)];
+            // The padding of C keeps its sentinel.
+            std::int64_t pad_changed = 0;
+            const std::int64_t outer = st.c == Layout::RowMajor ? m : n;
+            const std::int64_t inner = st.c == Layout::RowMajor ? n : m;
+            for (std::int64_t o = 0; o < outer; ++o)
+              for (std::int64_t e = inner; e < ldc; ++e)
+                pad_changed += std::memcmp(&stored[static_cast<std::size_t>(o * ldc + e)],
+                                           &sentinel, sizeof(T)) != 0;
+            EXPECT_EQ(pad_changed, 0) << what << ": padding of C was written";
+            const Reference<T> ref = reference_spmm<T>(product, a, b, C0);
+            if (integer) {
+              // Exact: every partial sum is an integer below 2^24.
+              int bad = 0;
+              for (std::size_t e = 0; e < got.size(); ++e)
+                if (!(got[e] == ref.y[e]) && ++bad <= 5)
+                  ADD_FAILURE() << what << ": C[" << e / n << "," << e % n << "] = " << got[e]
+                                << ", exact " << ref.y[e];
+              if (bad > 0) return;
+            } else if (expect_matches(got, ref, what) > 0) {
+              return;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Bitwise equal results run to run, and after the partition is rebuilt
+/// (a fresh device copy of the matrix has an empty structure cache).
+TYPED_TEST(CudaSpmmMerge, Deterministic) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{8}, std::int64_t{33}}) {
+    const std::int64_t L = longest_row(n);
+    const std::uint64_t seed = fresh_seed();
+    const Shape shape = shapes(L, seed).front();
+    const Csr<T, I> A = csr_of<T, I>(L, shape.lengths, false, seed + 1);
+    const auto B = values<T>(L * n, false, seed + 2);
+    const auto C0 = values<T>(A.rows() * n, false, seed + 3);
+    for (const Storage& st : {kStorages[0], kStorages[1]}) {
+      const std::string what = fmt::format("{} n={} C {} seed={}", shape.name, n,
+                                           st.c == Layout::RowMajor ? "row" : "col", seed);
+      const Csr<T, I> dA = A.to(Space::Device);
+      const auto first = run_merge(dA, B, n, st, T{1}, T{0.5}, C0, T{0});
+      const auto again = run_merge(dA, B, n, st, T{1}, T{0.5}, C0, T{0});
+      const Csr<T, I> fresh = A.to(Space::Device);
+      const auto rebuilt = run_merge(fresh, B, n, st, T{1}, T{0.5}, C0, T{0});
+      EXPECT_TRUE(bitwise_equal(first, again)) << what << ": second run differs";
+      EXPECT_TRUE(bitwise_equal(first, rebuilt))
+          << what << ": run with a rebuilt partition differs";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spx::test
