@@ -347,7 +347,10 @@ TYPED_TEST(SpmmKernels, CudaMatchesReference) {
 /// matrices of tens of thousands of rows (they keep at least 32 warps per
 /// SM), larger than the common test matrices: a 5-point stencil of 90,000
 /// rows and a random matrix of 40,000 rows of 0-3 entries (empty rows inside
-/// groups), in both layouts, beta = 0 with C poisoned and beta != 0.
+/// groups); a random matrix of about 40 per row takes a warp per row. Both
+/// layouts, and row-major with even and odd padding (vector loads of B and C
+/// where the leading dimensions allow them, scalar ones where they do not);
+/// beta = 0 with C poisoned and beta != 0.
 TYPED_TEST(SpmmKernels, CudaRowSplitRowGroups) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
@@ -359,9 +362,14 @@ TYPED_TEST(SpmmKernels, CudaRowSplitRowGroups) {
   const std::vector<std::int64_t> widths =
       small ? std::vector<std::int64_t>{64} : std::vector<std::int64_t>{33, 64, 200};
   const std::vector<Storage> storages =
-      small ? std::vector<Storage>{kStorages[0]} : std::vector<Storage>{kStorages[0], kStorages[1]};
+      small ? std::vector<Storage>{kStorages[0]}
+            : std::vector<Storage>{kStorages[0], kStorages[1],
+                                   Storage{Layout::RowMajor, Layout::RowMajor, 4, 2},
+                                   Storage{Layout::RowMajor, Layout::RowMajor, 1, 0}};
+  const std::vector<const char*> matrices = {
+      "stencil2d:n=300,points=5", "random:n=40000,degree=1.5", "random:n=6000,degree=40"};
   int ran = 0;
-  for (const char* text : {"stencil2d:n=300,points=5", "random:n=40000,degree=1.5"}) {
+  for (const char* text : matrices) {
     GenSpec spec = parse_gen_spec(text);
     spec.seed = mseed + ran;
     const Csr<T, I> A = generate<T, I>(spec);
@@ -402,7 +410,7 @@ TYPED_TEST(SpmmKernels, CudaRowSplitRowGroups) {
       }
     }
   }
-  EXPECT_EQ(ran, static_cast<int>(2 * widths.size() * storages.size() * 2));
+  EXPECT_EQ(ran, static_cast<int>(matrices.size() * widths.size() * storages.size() * 2));
 }
 
 /// Deterministic GPU kernels give bitwise identical results run to run

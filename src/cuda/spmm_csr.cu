@@ -14,6 +14,8 @@
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
+#include <cstdlib>
+#include <utility>
 #include <cstdint>
 #include <limits>
 
@@ -28,6 +30,7 @@ namespace {
 constexpr int kWarp = 32;
 constexpr int kBlock = 128;  ///< 4 warps per block, as in the paper
 constexpr int kWarpsPerBlock = kBlock / kWarp;
+constexpr int kMaxBlock = 512;  ///< the n > 16 row split kernels: blocks of up to 16 warps
 constexpr unsigned kFullMask = 0xffffffffu;
 constexpr std::int64_t kMaxGridY = 65535;
 constexpr std::int64_t kMaxGridX = std::numeric_limits<std::int32_t>::max();
@@ -80,20 +83,116 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 
 // ---- row split --------------------------------------------------------------
 
-/// The nonzeros [begin, end) of A, for one warp and one tile of 32·CPL
-/// columns (n > 16): each batch of up to 32 is loaded one per lane, then
-/// broadcast by shuffle in groups of kGroup: a group first issues its
-/// kGroup·CPL independent loads of B (the last group of a batch predicated),
-/// then calls step(k, v_k, B row c_k's columns of this lane) in order of k.
-/// All lanes take part in every shuffle; step runs under a warp-uniform
-/// condition, so it may shuffle too.
-template <int CPL, class T, class I, class Step>
+/// How a lane holds its columns of a tile when n > 16: NV vectors of VEC
+/// consecutive columns, vector v of lane l starting at column
+/// tile + v·32·VEC + l·VEC, so a warp reads 32·VEC consecutive values of a
+/// row of B per load. VEC = 1 is the paper's layout and works for any B and
+/// C; VEC > 1 (16- or 8-byte loads and stores) needs row-major B and C
+/// aligned to the vector (vector_fits).
+template <class T, int VEC>
+struct VecOf;
+template <>
+struct VecOf<double, 2> {
+  using type = double2;
+};
+template <>
+struct VecOf<float, 2> {
+  using type = float2;
+};
+template <>
+struct VecOf<float, 4> {
+  using type = float4;
+};
+
+/// out[0..VEC) = B(i, j..j+VEC).
+template <int VEC, class T>
+__device__ __forceinline__ void load_b_vec(const Strided<const T>& B, std::int64_t i,
+                                           std::int64_t j, T* out) {
+  if constexpr (VEC == 1) {
+    out[0] = load_b(B, i, j);
+  } else {
+    using V = typename VecOf<T, VEC>::type;
+    const V v = __ldg(reinterpret_cast<const V*>(B.data + i * B.rs + j));
+    out[0] = v.x;
+    out[1] = v.y;
+    if constexpr (VEC == 4) {
+      out[2] = v.z;
+      out[3] = v.w;
+    }
+  }
+}
+
+/// C(i, j..j+VEC) = alpha*acc + beta*C(i, j..j+VEC), not reading C when
+/// beta = 0.
+template <int VEC, class T>
+__device__ __forceinline__ void store_c_vec(const Strided<T>& C, std::int64_t i, std::int64_t j,
+                                            T alpha, const T* acc, T beta) {
+  if constexpr (VEC == 1) {
+    store_c(C, i, j, alpha, acc[0], beta);
+  } else {
+    using V = typename VecOf<T, VEC>::type;
+    V* c = reinterpret_cast<V*>(C.data + i * C.rs + j);
+    V out;
+    if (beta == T{0}) {
+      out.x = alpha * acc[0];
+      out.y = alpha * acc[1];
+      if constexpr (VEC == 4) {
+        out.z = alpha * acc[2];
+        out.w = alpha * acc[3];
+      }
+    } else {
+      const V old = *c;
+      out.x = alpha * acc[0] + beta * old.x;
+      out.y = alpha * acc[1] + beta * old.y;
+      if constexpr (VEC == 4) {
+        out.z = alpha * acc[2] + beta * old.z;
+        out.w = alpha * acc[3] + beta * old.w;
+      }
+    }
+    *c = out;
+  }
+}
+
+/// A lane's place in a column tile of 32·VEC·NV columns.
+template <int VEC, int NV>
+struct LaneTile {
+  static constexpr int kCols = VEC * NV;  ///< columns per lane
+  static constexpr int kWidth = kWarp * kCols;
+  std::int64_t j0;  ///< the lane's first column
+  bool active[NV];  ///< vector v lies inside the matrix (the tail tile)
+
+  __device__ LaneTile(std::int64_t tile, std::int64_t n) {
+    j0 = tile * kWidth + (threadIdx.x % kWarp) * VEC;
+#pragma unroll
+    for (int v = 0; v < NV; ++v)
+      active[v] = column(v) < n;  // n % VEC == 0: a vector is wholly in or out
+  }
+  __device__ std::int64_t column(int v) const { return j0 + std::int64_t{v} * kWarp * VEC; }
+
+  template <class T>
+  __device__ void store(const Strided<T>& C, std::int64_t row, T alpha, const T (&acc)[kCols],
+                        T beta) const {
+#pragma unroll
+    for (int v = 0; v < NV; ++v)
+      if (active[v]) store_c_vec<VEC>(C, row, column(v), alpha, acc + v * VEC, beta);
+  }
+};
+
+/// The nonzeros [begin, end) of A, for one warp and one column tile (n > 16):
+/// each batch of up to 32 is loaded one per lane, then broadcast by shuffle
+/// in groups of kGroup: a group first issues its kGroup·NV independent
+/// loads of B (the last group of a batch predicated), then calls
+/// step(k, v_k, this lane's columns of B row c_k) in order of k. All lanes
+/// take part in every shuffle; step runs under a warp-uniform condition, so
+/// it may shuffle too.
+template <int VEC, int NV, class T, class I, class Step>
 __device__ __forceinline__ void for_each_nonzero(std::int64_t begin, std::int64_t end,
                                                  const I* __restrict__ col,
                                                  const T* __restrict__ val,
-                                                 const Strided<const T>& B, std::int64_t j0,
-                                                 const bool (&active)[CPL], Step&& step) {
-  constexpr int kGroup = CPL >= 4 ? 4 : 8;  // at most 16 loads of B per lane per group
+                                                 const Strided<const T>& B,
+                                                 const LaneTile<VEC, NV>& tile, Step&& step) {
+  constexpr int kCols = VEC * NV;
+  constexpr int kGroup = kCols >= 4 ? 4 : 8;  // at most 16 values of B per lane per group
   const int lane = threadIdx.x % kWarp;
   for (std::int64_t base = begin; base < end; base += kWarp) {
     // Load a batch: one nonzero per lane (lanes past the range hold zeros).
@@ -105,14 +204,21 @@ __device__ __forceinline__ void for_each_nonzero(std::int64_t begin, std::int64_
       v = load(val + base + lane);
     }
     for (int t0 = 0; t0 < count; t0 += kGroup) {
-      T b[kGroup][CPL];
+      T b[kGroup][kCols];
 #pragma unroll
       for (int u = 0; u < kGroup; ++u) {
         const int t = t0 + u;
         const I ct = __shfl_sync(kFullMask, c, t % kWarp);
 #pragma unroll
-        for (int q = 0; q < CPL; ++q)
-          b[u][q] = t < count && active[q] ? load_b(B, ct, j0 + q * kWarp) : T{0};
+        for (int q = 0; q < NV; ++q) {
+          if (t < count && tile.active[q]) {
+            load_b_vec<VEC>(B, ct, tile.column(q), &b[u][q * VEC]);
+          } else {
+#pragma unroll
+            for (int e = 0; e < VEC; ++e)
+              b[u][q * VEC + e] = T{0};
+          }
+        }
       }
 #pragma unroll
       for (int u = 0; u < kGroup; ++u) {
@@ -123,38 +229,51 @@ __device__ __forceinline__ void for_each_nonzero(std::int64_t begin, std::int64_
   }
 }
 
-/// n > 16: warp per (row, tile of 32·CPL columns); lane l owns columns
-/// l, l + 32, ..., l + 32·(CPL-1) of the tile; the row's nonzeros go through
-/// for_each_nonzero, so a lane keeps kGroup·CPL loads of B in flight whatever
+/// Work of the n > 16 kernels: `groups` warp tasks (a row, or a group of
+/// consecutive rows) dealt to thread blocks in chunks of consecutive tasks:
+/// block b takes [b·chunk, (b+1)·chunk), its warps the tasks w, w + warps,
+/// ... of the chunk, so that a block's warps always work on neighbouring rows
+/// (B rows they share stay in the SM's L1). chunk = warps per block gives a
+/// task per warp.
+struct WarpTasks {
+  std::int64_t groups;
+  std::int64_t chunk;
+};
+
+/// for task in this warp's tasks: f(task).
+template <class F>
+__device__ __forceinline__ void for_each_task(const WarpTasks& w, F&& f) {
+  const std::int64_t begin = blockIdx.x * w.chunk;
+  const std::int64_t end = min(begin + w.chunk, w.groups);
+  const int warps = blockDim.x / kWarp;
+  for (std::int64_t task = begin + threadIdx.x / kWarp; task < end; task += warps)
+    f(task);  // warp-uniform: the whole warp runs every task
+}
+
+/// n > 16: a warp per (row, column tile); the row's nonzeros go through
+/// for_each_nonzero, so a lane keeps kGroup·NV loads of B in flight whatever
 /// the row length, and a row of A is read once per tile.
-template <int CPL, class T, class I>
-__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
-    row_split_tile32(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
+template <int VEC, int NV, class T, class I>
+__global__ void __launch_bounds__(kMaxBlock, 1)  // ≤ 128 registers
+    row_split_tile32(std::int64_t m, std::int64_t n, WarpTasks tasks, const I* __restrict__ ptr,
                      const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
                      T alpha, T beta, Strided<T> C) {
-  const int lane = threadIdx.x % kWarp;
-  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
-  if (row >= m) return;  // the whole warp leaves together
-  const std::int64_t j0 = blockIdx.y * std::int64_t{kWarp * CPL} + lane;
-  bool active[CPL];  // the tail tile has lanes past the last column
+  using Tile = LaneTile<VEC, NV>;
+  const Tile tile(blockIdx.y, n);
+  for_each_task(tasks, [&](std::int64_t row) {
+    const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
+    T acc[Tile::kCols];
 #pragma unroll
-  for (int q = 0; q < CPL; ++q)
-    active[q] = j0 + q * kWarp < n;
-  const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
-  T acc[CPL];
+    for (int q = 0; q < Tile::kCols; ++q)
+      acc[q] = T{0};
+    for_each_nonzero(begin, end, col, val, B, tile,
+                     [&](std::int64_t, T vt, const T(&b)[Tile::kCols]) {
 #pragma unroll
-  for (int q = 0; q < CPL; ++q)
-    acc[q] = T{0};
-  for_each_nonzero<CPL>(begin, end, col, val, B, j0, active,
-                        [&](std::int64_t, T vt, const T(&b)[CPL]) {
-#pragma unroll
-                          for (int q = 0; q < CPL; ++q)
-                            acc[q] += vt * b[q];
-                        });
-  // Store: CPL coalesced segments of a row of C (row-major).
-#pragma unroll
-  for (int q = 0; q < CPL; ++q)
-    if (active[q]) store_c(C, row, j0 + q * kWarp, alpha, acc[q], beta);
+                       for (int q = 0; q < Tile::kCols; ++q)
+                         acc[q] += vt * b[q];
+                     });
+    tile.store(C, row, alpha, acc, beta);
+  });
 }
 
 /// n > 16 and short rows: as row_split_tile32, but a warp sums a group of
@@ -165,52 +284,49 @@ __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per
 /// thus keep as many loads of B in flight as one long row, and pay the
 /// latency of the row pointers and of the column indices once per group
 /// instead of once per row.
-template <int CPL, class T, class I>
-__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
-    row_block_tile32(std::int64_t m, std::int64_t n, int rows_per_warp, const I* __restrict__ ptr,
-                     const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
-                     T alpha, T beta, Strided<T> C) {
+template <int VEC, int NV, class T, class I>
+__global__ void __launch_bounds__(kMaxBlock, 1)  // ≤ 128 registers
+    row_block_tile32(std::int64_t m, std::int64_t n, int rows_per_warp, WarpTasks tasks,
+                     const I* __restrict__ ptr, const I* __restrict__ col,
+                     const T* __restrict__ val, Strided<const T> B, T alpha, T beta,
+                     Strided<T> C) {
+  using Tile = LaneTile<VEC, NV>;
   const int lane = threadIdx.x % kWarp;
-  const std::int64_t first =
-      (blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp) * rows_per_warp;
-  if (first >= m) return;  // the whole warp leaves together
-  const int rows = static_cast<int>(min(std::int64_t{rows_per_warp}, m - first));
-  // Lane r ≤ rows holds ptr[first + r].
-  const std::int64_t p = lane <= rows ? static_cast<std::int64_t>(load(ptr + first + lane)) : 0;
-  const std::int64_t begin = __shfl_sync(kFullMask, p, 0), end = __shfl_sync(kFullMask, p, rows);
-  const std::int64_t j0 = blockIdx.y * std::int64_t{kWarp * CPL} + lane;
-  bool active[CPL];  // the tail tile has lanes past the last column
+  const Tile tile(blockIdx.y, n);
+  for_each_task(tasks, [&](std::int64_t task) {
+    const std::int64_t first = task * rows_per_warp;
+    const int rows = static_cast<int>(min(std::int64_t{rows_per_warp}, m - first));
+    // Lane r ≤ rows holds ptr[first + r].
+    const std::int64_t p = lane <= rows ? static_cast<std::int64_t>(load(ptr + first + lane)) : 0;
+    const std::int64_t begin = __shfl_sync(kFullMask, p, 0), end = __shfl_sync(kFullMask, p, rows);
+    T acc[Tile::kCols];
 #pragma unroll
-  for (int q = 0; q < CPL; ++q)
-    active[q] = j0 + q * kWarp < n;
-  T acc[CPL];
-#pragma unroll
-  for (int q = 0; q < CPL; ++q)
-    acc[q] = T{0};
-  // The row being summed (r-th of the group) and where it ends; uniform
-  // across the warp, so the shuffles in close_row see every lane.
-  int r = 0;
-  std::int64_t row_end = __shfl_sync(kFullMask, p, 1);
-  const auto close_row = [&] {
-#pragma unroll
-    for (int q = 0; q < CPL; ++q) {
-      if (active[q]) store_c(C, first + r, j0 + q * kWarp, alpha, acc[q], beta);
+    for (int q = 0; q < Tile::kCols; ++q)
       acc[q] = T{0};
-    }
-    ++r;
-    row_end = __shfl_sync(kFullMask, p, min(r + 1, rows));
-  };
-  for_each_nonzero<CPL>(begin, end, col, val, B, j0, active,
-                        [&](std::int64_t k, T vt, const T(&b)[CPL]) {
-                          while (k >= row_end)  // rows ending here (empty ones too)
-                            close_row();
+    // The row being summed (r-th of the group) and where it ends; uniform
+    // across the warp, so the shuffles in close_row see every lane.
+    int r = 0;
+    std::int64_t row_end = __shfl_sync(kFullMask, p, 1);
+    const auto close_row = [&] {
+      tile.store(C, first + r, alpha, acc, beta);
 #pragma unroll
-                          for (int q = 0; q < CPL; ++q)
-                            acc[q] += vt * b[q];
-                        });
-  // The last row, and empty rows at the end of the group.
-  while (r < rows)
-    close_row();
+      for (int q = 0; q < Tile::kCols; ++q)
+        acc[q] = T{0};
+      ++r;
+      row_end = __shfl_sync(kFullMask, p, min(r + 1, rows));
+    };
+    for_each_nonzero(begin, end, col, val, B, tile,
+                     [&](std::int64_t k, T vt, const T(&b)[Tile::kCols]) {
+                       while (k >= row_end)  // rows ending here (empty ones too)
+                         close_row();
+#pragma unroll
+                       for (int q = 0; q < Tile::kCols; ++q)
+                         acc[q] += vt * b[q];
+                     });
+    // The last row, and empty rows at the end of the group.
+    while (r < rows)
+      close_row();
+  });
 }
 
 /// n ≤ 16: warp per row, split into 32/W slots of W lanes; slot s takes the
@@ -644,33 +760,106 @@ int rows_per_warp(std::int64_t rows, std::int64_t nnz) {
   return r;
 }
 
+/// Launch knobs of the n > 16 row split, read once from the environment
+/// (EXPERIMENT: SPX_SPMM_VEC=0|1, SPX_SPMM_BLOCK=threads, SPX_SPMM_PERSIST=0|1).
+struct RowSplitKnobs {
+  bool vec = true;
+  int block = kBlock;
+  bool persist = false;
+};
+
+const RowSplitKnobs& knobs() {
+  static const RowSplitKnobs k = [] {
+    RowSplitKnobs r;
+    if (const char* s = std::getenv("SPX_SPMM_VEC")) r.vec = std::atoi(s) != 0;
+    if (const char* s = std::getenv("SPX_SPMM_BLOCK"))
+      r.block = std::clamp(std::atoi(s) / kWarp * kWarp, kWarp, kMaxBlock);
+    if (const char* s = std::getenv("SPX_SPMM_PERSIST")) r.persist = std::atoi(s) != 0;
+    return r;
+  }();
+  return k;
+}
+
+/// Whether B and C take VEC-wide loads and stores: row-major, n, the
+/// leading dimensions and the pointers multiples of the vector.
+template <int VEC, class T>
+bool vector_fits(const Strided<const T>& B, const Strided<T>& C, std::int64_t n) {
+  if constexpr (VEC == 1) {
+    return true;
+  } else {
+    const auto aligned = [](const void* p) {
+      return reinterpret_cast<std::uintptr_t>(p) % (VEC * sizeof(T)) == 0;
+    };
+    return B.cs == 1 && C.cs == 1 && n % VEC == 0 && B.rs % VEC == 0 && C.rs % VEC == 0 &&
+           aligned(B.data) && aligned(C.data);
+  }
+}
+
+/// Grid and task chunks for `groups` warp tasks in blocks of `block` threads:
+/// a task per warp, or with persist as many blocks as fit on the GPU at
+/// once, each taking a contiguous chunk of tasks.
+template <class Kernel>
+std::pair<unsigned, WarpTasks> deal_tasks(Kernel kernel, std::int64_t groups, int block,
+                                          bool persist) {
+  const int warps = block / kWarp;
+  std::int64_t blocks = ceil_div(groups, warps);
+  std::int64_t chunk = warps;
+  if (persist) {
+    int per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor (row split)");
+    const std::int64_t resident = std::int64_t{std::max(per_sm, 1)} * sm_count();
+    if (blocks > resident) {
+      chunk = ceil_div(groups, resident);
+      blocks = ceil_div(groups, chunk);
+    }
+  }
+  return {static_cast<unsigned>(blocks), WarpTasks{groups, chunk}};
+}
+
+template <int VEC, int NV, class T, class I>
+void launch_tile32(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
+                   std::int64_t n, const ExecContext& ctx) {
+  const RowSplitKnobs& k = knobs();
+  const int rpw = rows_per_warp(A.rows(), A.nnz());
+  const auto tiles = static_cast<unsigned>(ceil_div(n, LaneTile<VEC, NV>::kWidth));
+  if (rpw > 1) {
+    const auto kernel = row_block_tile32<VEC, NV, T, I>;
+    const auto [blocks, tasks] = deal_tasks(kernel, ceil_div(A.rows(), rpw), k.block, k.persist);
+    kernel<<<dim3(blocks, tiles), k.block, 0, ctx.stream>>>(A.rows(), n, rpw, tasks,
+                                                             A.row_ptr().data(), A.col_idx().data(),
+                                                             A.values().data(), B, alpha, beta, C);
+    check_launch("row_block_tile32");
+  } else {
+    const auto kernel = row_split_tile32<VEC, NV, T, I>;
+    const auto [blocks, tasks] = deal_tasks(kernel, A.rows(), k.block, k.persist);
+    kernel<<<dim3(blocks, tiles), k.block, 0, ctx.stream>>>(A.rows(), n, tasks, A.row_ptr().data(),
+                                                             A.col_idx().data(), A.values().data(),
+                                                             B, alpha, beta, C);
+    check_launch("row_split_tile32");
+  }
+}
+
 template <int W, class T, class I>
 void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
                       std::int64_t n, const ExecContext& ctx) {
   if constexpr (W == kWarp) {
-    const int rpw = rows_per_warp(A.rows(), A.nnz());
-    const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock * rpw));
-    // Columns per lane: 1 up to n = 32, 2 up to 64, else 4 (tiles of 128).
-    const auto launch = [&]<int CPL>() {
-      const dim3 grid(blocks, static_cast<unsigned>(ceil_div(n, kWarp * CPL)));
-      if (rpw > 1) {
-        row_block_tile32<CPL, T, I><<<grid, kBlock, 0, ctx.stream>>>(
-            A.rows(), n, rpw, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha,
-            beta, C);
-        check_launch("row_block_tile32");
-      } else {
-        row_split_tile32<CPL, T, I>
-            <<<grid, kBlock, 0, ctx.stream>>>(A.rows(), n, A.row_ptr().data(), A.col_idx().data(),
-                                              A.values().data(), B, alpha, beta, C);
-        check_launch("row_split_tile32");
-      }
-    };
+    // Tiles of 32 columns up to n = 32, of 64 up to 64, else of 128; 8- or
+    // 16-byte vectors per lane where B and C allow them.
+    constexpr int kWide = sizeof(T) == 4 ? 4 : 2;  // 16-byte vectors
+    const bool vec = knobs().vec;
     if (n <= kWarp) {
-      launch.template operator()<1>();
+      launch_tile32<1, 1>(alpha, A, B, beta, C, n, ctx);
     } else if (n <= 2 * kWarp) {
-      launch.template operator()<2>();
+      if (vec && vector_fits<2>(B, C, n)) {
+        launch_tile32<2, 1>(alpha, A, B, beta, C, n, ctx);
+      } else {
+        launch_tile32<1, 2>(alpha, A, B, beta, C, n, ctx);
+      }
+    } else if (vec && vector_fits<kWide>(B, C, n)) {
+      launch_tile32<kWide, 4 / kWide>(alpha, A, B, beta, C, n, ctx);
     } else {
-      launch.template operator()<4>();
+      launch_tile32<1, 4>(alpha, A, B, beta, C, n, ctx);
     }
   } else {
     const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock));
