@@ -35,8 +35,9 @@ inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t
   return Algorithm::RowSplit;
 }
 
-/// Row split (paper §4.1): a warp per row. n > 16: each warp covers 32
-/// columns of B (gridDim.y tiles), the row's column indices and values are
+/// Row split (paper §4.1): a warp per row. n > 16: each warp covers a tile
+/// of 32, 64 or 128 columns of B (gridDim.y tiles; 8- or 16-byte vectors per
+/// lane when B and C are row-major and aligned), the row's column indices and values are
 /// broadcast by warp shuffle, B rows are read and C rows written coalesced
 /// (row-major); rows of at most 20 nonzeros on average are taken in groups
 /// of consecutive rows per warp (about 64-128 nonzeros a group). n ≤ 16:
