@@ -5,9 +5,11 @@
 // block rows, a long block row, every block size 1..32 that selects a
 // different code path, several hack sizes, wide and tall shapes, diagonals
 // that leave the matrix — plus the Auto rule by block size and its report,
-// the refusals with their reasons, and bitwise reproducibility. Every test
-// that runs a kernel needs a GPU (skips without one, fails with
-// SPX_REQUIRE_GPU=1); SPX_TEST_SMALL=1 shrinks the larger cases.
+// the refusals with their reasons, and bitwise reproducibility; block_sub_warp
+// with each lane count forced, on block rows of every length around its group
+// and round boundaries, and its knob. Every test that runs a kernel needs a
+// GPU (skips without one, fails with SPX_REQUIRE_GPU=1); SPX_TEST_SMALL=1
+// shrinks the larger cases.
 // (test_spmv.cpp also runs every registered kernel on the shared matrices,
 // with the default hack size 32 and block size 4.)
 #include <gtest/gtest.h>
@@ -29,6 +31,9 @@
 
 #include "common.hpp"
 #include "cuda_common.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/blocked_kernels.hpp"
+#endif
 #include "reference.hpp"
 #include "spx/convert.hpp"
 #include "spx/formats/coo.hpp"
@@ -204,6 +209,7 @@ TYPED_TEST(CudaBlocked, BcsrKernelsMatchReferenceAtEveryBlockSize) {
       EXPECT_TRUE(ran.count(Algorithm::BlockByColumn)) << name;
       EXPECT_EQ(ran.count(Algorithm::BlockByBlock), b <= 5 ? 1u : 0u) << name;
       EXPECT_EQ(ran.count(Algorithm::BlockRowShared), b >= 16 ? 1u : 0u) << name;
+      EXPECT_EQ(ran.count(Algorithm::BlockSubWarp), b <= 4 ? 1u : 0u) << name;
       EXPECT_EQ(ran.count(Algorithm::CusparseBsrAlg1), b >= 2 ? 1u : 0u) << name;
       const bool bsrmv = b >= 2 && std::same_as<I, std::int32_t>;
       EXPECT_EQ(ran.count(Algorithm::CusparseBsrmv), bsrmv ? 1u : 0u) << name;
@@ -299,6 +305,12 @@ TYPED_TEST(CudaBlocked, BcsrRefusalsGiveReasons) {
     if (b < 16) {
       EXPECT_NE(shared.find(has_b), std::string::npos) << shared;
     }
+    const std::string sub_warp = reason(Algorithm::BlockSubWarp);
+    EXPECT_EQ(sub_warp.empty(), b <= 4) << sub_warp;
+    if (b > 4) {
+      EXPECT_NE(sub_warp.find(has_b), std::string::npos) << sub_warp;
+      EXPECT_NE(sub_warp.find("block_sub_warp needs b <= 4"), std::string::npos) << sub_warp;
+    }
     EXPECT_EQ(reason(Algorithm::BlockByColumn), "");
     EXPECT_EQ(reason(Algorithm::CusparseBsrAlg1).empty(), b >= 2);
     const std::string bsrmv = reason(Algorithm::CusparseBsrmv);
@@ -322,6 +334,130 @@ TYPED_TEST(CudaBlocked, BcsrRefusalsGiveReasons) {
       }
     }
   }
+}
+
+// ---- BCSR: a sub-warp per block row (block_sub_warp) ------------------------
+
+/// Block rows with the given numbers of blocks (cycled; capped at the block
+/// columns), each at distinct random block columns, 10% holes in the blocks,
+/// entries cut at rows and cols.
+template <Value T, Index I>
+Csr<T, I> block_rows_of_lengths(std::int64_t rows, std::int64_t cols, int b,
+                                const std::vector<std::int64_t>& lengths, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  const std::int64_t mb = (rows + b - 1) / b, nb = (cols + b - 1) / b;
+  std::vector<std::int64_t> all(static_cast<std::size_t>(nb));
+  for (std::int64_t C = 0; C < nb; ++C)
+    all[static_cast<std::size_t>(C)] = C;
+  std::vector<I> r, c;
+  for (std::int64_t R = 0; R < mb; ++R) {
+    const auto len =
+        std::min<std::int64_t>(lengths[static_cast<std::size_t>(R) % lengths.size()], nb);
+    std::shuffle(all.begin(), all.end(), gen);
+    for (std::int64_t k = 0; k < len; ++k) {
+      const std::int64_t C = all[static_cast<std::size_t>(k)];
+      for (int cc = 0; cc < b; ++cc)
+        for (int rr = 0; rr < b; ++rr) {
+          const std::int64_t i = R * b + rr, j = C * b + cc;
+          if (i < rows && j < cols && gen() % 10 != 0) {
+            r.push_back(static_cast<I>(i));
+            c.push_back(static_cast<I>(j));
+          }
+        }
+    }
+  }
+  return csr_of<T, I>(rows, cols, r, c, seed + 1);
+}
+
+TEST(CudaBlockedSubWarp, LanesKnob) {
+  if (!cuda_compiled()) GTEST_SKIP() << "CUDA backend not compiled";
+#if SPX_HAVE_CUDA
+  for (const int b : {1, 2, 3, 4}) {
+    int last = 0;
+    for (double mean = 0.0; mean < 2000.0; mean = mean * 1.3 + 0.25) {
+      const int lanes = cuda::bcsr_sub_warp_lanes(mean, b);
+      EXPECT_TRUE(lanes == 4 || lanes == 8 || lanes == 16) << "b=" << b << " mean=" << mean;
+      EXPECT_GE(lanes, last) << "not monotone: b=" << b << " mean=" << mean;
+      last = lanes;
+    }
+    EXPECT_EQ(cuda::bcsr_sub_warp_lanes(0.0, b), 4) << b;
+    EXPECT_EQ(cuda::bcsr_sub_warp_lanes(1.0, b), 4) << b;
+    EXPECT_EQ(cuda::bcsr_sub_warp_lanes(1e6, b), 16) << b;
+  }
+#endif
+}
+
+TYPED_TEST(CudaBlocked, BcsrSubWarpRefusesBadLanesAndBlockSizes) {
+  if (!cuda_compiled()) GTEST_SKIP() << "CUDA backend not compiled";
+#if SPX_HAVE_CUDA
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  // Both checks come before any launch: a host matrix is enough.
+  const Csr<T, I> A = block_matrix<T, I>(24, 24, 2, 5);
+  const Bcsr<T, I> B2 = to_bcsr(A, roomy(2));
+  const std::vector<T> x(24, T{1});
+  std::vector<T> y(24, T{0});
+  for (const int lanes : {0, 2, 5, 32}) {
+    try {
+      cuda::spmv_bcsr_sub_warp_with(T{1}, B2, x.data(), T{0}, y.data(), ExecContext{}, lanes);
+      ADD_FAILURE() << "lanes = " << lanes << " accepted";
+    } catch (const InvalidInput& e) {
+      EXPECT_NE(std::string(e.what()).find("got " + std::to_string(lanes)), std::string::npos)
+          << e.what();
+    }
+  }
+  const Bcsr<T, I> B5 = to_bcsr(block_matrix<T, I>(25, 25, 5, 6), roomy(5));
+  try {
+    cuda::spmv_bcsr_sub_warp_with(T{1}, B5, x.data(), T{0}, y.data(), ExecContext{}, 4);
+    ADD_FAILURE() << "b = 5 accepted";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("b = 5"), std::string::npos) << e.what();
+  }
+#endif
+}
+
+/// block_sub_warp with each lane count forced (4, 8, 16), at b = 1..4, on
+/// block rows of 0, 1, S - 1, S, S + 1 blocks and every count up to past one
+/// round of loads of the widest group, then long rows; rows and cols not
+/// multiples of b; the (alpha, beta) grid with NaN-poisoned y for beta = 0.
+TYPED_TEST(CudaBlocked, BcsrSubWarpEveryLaneCountMatchesReference) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+#if SPX_HAVE_CUDA
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  std::vector<std::int64_t> lengths;
+  for (std::int64_t n = 0; n <= 34; ++n)
+    lengths.push_back(n);
+  for (const std::int64_t n : {0, 47, 48, 49, 64, 65, 100, 1, 0, 130})
+    lengths.push_back(n);
+  for (const int b : {1, 2, 3, 4}) {
+    // Twice through the lengths, shifted, so each length meets several
+    // positions within a warp's groups.
+    const std::int64_t mb = 2 * static_cast<std::int64_t>(lengths.size()) + 7;
+    const std::int64_t nb = 140;  // block columns: more than the longest row
+    for (const auto& [rows, cols] :
+         {std::pair{mb * b - b / 2, nb * b - (b + 1) / 3}, std::pair{mb * b, nb * b}}) {
+      const std::uint64_t seed = fresh_seed();
+      const Csr<T, I> A = block_rows_of_lengths<T, I>(rows, cols, b, lengths, seed);
+      const Bcsr<T, I> dB = to_bcsr(A, roomy(b)).to(Space::Device);
+      ASSERT_EQ(dB.block_size(), b);
+      const auto x = random_vector<T>(A.cols(), seed + 2);
+      const auto y0 = random_vector<T>(A.rows(), seed + 3);
+      const Array<T> dx = Array<T>(x).to(Space::Device);
+      for (const int lanes : {4, 8, 16})
+        for (auto [alpha, beta] : {std::pair{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}}) {
+          const std::string what = fmt::format("b={} {}x{} lanes={} alpha={} beta={} seed={}", b,
+                                               rows, cols, lanes, alpha, beta, seed);
+          Array<T> dy = Array<T>(beta == 0 ? nan_vector<T>(A.rows()) : y0).to(Space::Device);
+          cuda::spmv_bcsr_sub_warp_with(T(alpha), dB, dx.data(), T(beta), dy.data(), ExecContext{},
+                                        lanes);
+          if (expect_matches(dy.to_vector(), reference_spmv<T, I>(T(alpha), A, x, T(beta), y0),
+                             what) > 0)
+            return;
+        }
+    }
+  }
+#endif
 }
 
 // ---- DIA and HDI --------------------------------------------------------------

@@ -29,7 +29,7 @@ constexpr NameTable<Format, 11> kFormatNames{{
     {Format::Bcsr, "bcsr"},
 }};
 
-constexpr NameTable<Algorithm, 38> kAlgorithmNames{{
+constexpr NameTable<Algorithm, 39> kAlgorithmNames{{
     {Algorithm::Auto, "auto"},
     {Algorithm::CpuMerge, "cpu_merge"},
     {Algorithm::CpuRows, "cpu_rows"},
@@ -52,6 +52,7 @@ constexpr NameTable<Algorithm, 38> kAlgorithmNames{{
     {Algorithm::BlockByBlock, "block_by_block"},
     {Algorithm::BlockByColumn, "block_by_column"},
     {Algorithm::BlockRowShared, "block_row_shared"},
+    {Algorithm::BlockSubWarp, "block_sub_warp"},
     {Algorithm::CpuBlockRows, "cpu_block_rows"},
     {Algorithm::RowSplit, "row_split"},
     {Algorithm::MergeBased, "merge_based"},

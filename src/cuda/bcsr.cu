@@ -1,5 +1,6 @@
 // BCSR SpMV on the GPU: the three algorithms of the BCSR paper (Eberhardt and
-// Hoemmen 2016, §III-D), adapted to keep many loads in flight.
+// Hoemmen 2016, §III-D), adapted to keep many loads in flight, and a
+// sub-warp kernel of SpX's own for small blocks.
 //
 // Layout (include/spx/formats/bcsr.hpp): block k of block row R is b×b,
 // column-major, at values[k·b² + c·b + r]. A block row is thus a dense
@@ -20,15 +21,32 @@
 //                            coalesced load) and every lane runs down its row of
 //                            the block (paper Algorithm 5, a warp's groups
 //                            instead of a thread block, so only __syncwarp).
+//   sub-warp        (b ≤ 4)  a group of S = 4, 8 or 16 lanes per block row,
+//                            rounded down to J·b lanes (J = S / b column slots,
+//                            lane = j·b + r), the groups packed in the warp
+//                            (b = 3: 10, 5 or 2 groups of 3, 6 or 15 lanes,
+//                            lanes 30-31 idle); a sweep of a group covers J
+//                            consecutive column positions (J·b consecutive
+//                            values), each lane carrying its (block, column)
+//                            pair as by column. Short block rows (FEM: ~9
+//                            blocks) leave most of a whole warp idle in the
+//                            two warp algorithms and pay a warp's row pointer
+//                            and reduction latency per block row; here a warp
+//                            serves 32 / (J·b) block rows at once.
 //
 // The two warp algorithms load U sweeps before any multiply (U = 8 for a
 // compile-time b ≥ 3, else 4: at b ≤ 2 one sweep already covers 8+ blocks),
 // so a lane has U value loads and U x loads in flight; a sweep reads
 // consecutive values (the warp's lanes cover consecutive positions of the
 // strip: coalesced). Their partial sums are reduced over the lanes of equal r
-// with shuffles in a fixed tree order. Row-shared unrolls the b loads of a
-// lane's row of a block. Values are read with the streaming hint (read once),
-// x and the indices through the read-only path.
+// with shuffles in a fixed tree order. Sub-warp does the same per group
+// (U = kSubWarpSweeps = 8 sweeps; the block column is read by each lane that
+// needs it, one broadcast load per block and sweep) and reduces the J slots of
+// equal r inside the group with down-shuffles by multiples of b in a fixed
+// tree order (J = 5 at b = 3 is not a power of two, so no xor butterfly).
+// Row-shared unrolls the b loads of a lane's row of a block. Values are read
+// with the streaming hint (read once), x and the indices through the
+// read-only path.
 //
 // Ragged edges: rows and columns past the matrix are zero padding. x is read
 // only below cols (the padded columns' x is taken as 0), y written only below
@@ -37,13 +55,21 @@
 // Compile-time block sizes (the loops over a block have fixed trip counts):
 // block-by-block 2, 3, 4; block-by-column 2, 3, 4, 6, 8, 16, 32; row-shared
 // 16, 32; every other b in each algorithm's range takes the same kernel with
-// a runtime b.
+// a runtime b. Sub-warp: every b = 1..4 and S = 4, 8, 16 compile-time.
+//
+// Sub-warp knob (bcsr_sub_warp_lanes): the smallest S whose group loads a
+// mean block row (mean blocks per block row × b² values) in at most
+// kSubWarpMaxRounds = 2 rounds of 8 sweeps, else 16; the smaller the group,
+// the more block rows a warp overlaps, the more rounds a long row costs (the
+// warp waits for its slowest group). FEM with ~9 blocks per block row gets
+// S = 4 at b = 2, 8 at b = 3, 16 at b = 4. Not yet tuned on a GPU.
 //
 // Auto rule (choose_bcsr), from the H100 benchmark (bench/results/, FEM
 // matrices of about 8M nonzeros with b×b blocks): b ≤ 4 → block-by-block
 // (fastest at b = 2, 3, 4); 5 ≤ b < 24 → block-by-column (2.3× faster than
 // row-shared at b = 16, the paper's Fig. 9 would pick row-shared there);
-// b ≥ 24 → row-shared (1.34× faster than by-column at b = 32).
+// b ≥ 24 → row-shared (1.34× faster than by-column at b = 32). Sub-warp is
+// not chosen yet (registered for measurement beside the others).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -60,7 +86,9 @@ namespace {
 
 constexpr int kBlock = 256;  ///< threads per block
 constexpr int kWarpsPerBlock = kBlock / kWarpSize;
-constexpr int kStage = 4;  ///< row-shared: blocks whose x is staged at once
+constexpr int kStage = 4;             ///< row-shared: blocks whose x is staged at once
+constexpr int kSubWarpSweeps = 8;     ///< sub-warp: sweeps loaded before multiplying
+constexpr int kSubWarpMaxRounds = 2;  ///< sub-warp knob: rounds a mean block row may take
 
 template <class T, class I>
 struct BcsrArgs {
@@ -240,6 +268,81 @@ __global__ void __launch_bounds__(kBlock) bcsr_row_shared_kernel(BcsrArgs<T, I> 
   }
 }
 
+// ---- block row per sub-warp (b ≤ 4) -----------------------------------------
+
+/// Sub-warp: S lanes nominal (4, 8 or 16), rounded down to J·B lanes (J =
+/// S / B column slots, lane = j·B + r); the groups are packed in the warp
+/// (B = 3: 10, 5 or 2 groups of 3, 6 or 15 lanes, lanes 30 and 31 idle).
+/// Each sweep a group covers J consecutive column positions of its block row
+/// (J·B consecutive values); kSubWarpSweeps sweeps are loaded before any
+/// multiply.
+template <int B, int S, class T, class I>
+__global__ void __launch_bounds__(kBlock) bcsr_sub_warp_kernel(BcsrArgs<T, I> a) {
+  static_assert(B >= 1 && B <= 4 && (S == 4 || S == 8 || S == 16));
+  constexpr int J = S / B;                        // column slots per group
+  constexpr int G = J * B;                        // lanes per group
+  constexpr int kGroups = kWarpSize / G;          // block rows per warp
+  constexpr int U = kSubWarpSweeps;               // sweeps loaded before multiplying
+  constexpr int kStepBlocks = J / B;              // a sweep advances a lane by J columns:
+  constexpr int kStepCols = J - kStepBlocks * B;  // whole blocks, then columns
+  const std::int64_t warp = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) / kWarpSize;
+  if (warp * kGroups >= a.block_rows) return;  // warp-uniform
+  const int lane = threadIdx.x % kWarpSize;
+  const int g = lane / G, l = lane - g * G;
+  const int j = l / B, r = l - j * B;
+  const std::int64_t R = warp * kGroups + g;
+  const bool row_ok = g < kGroups && R < a.block_rows;
+  const std::int64_t k0 = row_ok ? std::int64_t{a.block_ptr[R]} : 0;
+  const std::int64_t k1 = row_ok ? std::int64_t{a.block_ptr[R + 1]} : 0;
+  std::int64_t blk = k0 + j / B;  // this lane's block and column within it
+  int c = j - (j / B) * B;
+  // This lane's value: entry l of the group's sweep, G entries per sweep.
+  const T* vp = a.values + k0 * (B * B) + l;
+  T sum = 0;
+  while (__any_sync(kFullMask, blk < k1)) {
+    // Phase 1: U sweeps of values and block columns (independent loads; the
+    // group's lanes read consecutive values, the lanes of a block one index).
+    T v[U];
+    std::int64_t col[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const bool ok = blk < k1;
+      v[u] = ok ? __ldcs(vp + u * G) : T{0};
+      col[u] = ok ? static_cast<std::int64_t>(__ldg(a.block_col + blk)) * B + c : -1;
+      blk += kStepBlocks;
+      if constexpr (kStepCols != 0) {
+        c += kStepCols;
+        if (c >= B) {
+          c -= B;
+          ++blk;
+        }
+      }
+    }
+    vp += U * G;
+    // Phase 2: the x entries (independent loads), then the products.
+    T xv[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      xv[u] = x_at(a.x, col[u], a.cols);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      sum += v[u] * xv[u];
+  }
+  // Phase 3: within the group, sum the J slots of equal r into slot 0: a tree
+  // in a fixed order (strides: powers of two below J, largest first); the
+  // condition keeps every read inside the group.
+  constexpr int kTop = J > 8 ? 8 : J > 4 ? 4 : J > 2 ? 2 : J > 1 ? 1 : 0;  // largest 2^n < J
+#pragma unroll
+  for (int stride = kTop; stride >= 1; stride >>= 1) {
+    const T other = __shfl_down_sync(kFullMask, sum, stride * B);
+    if (j < stride && j + stride < J) sum += other;
+  }
+  if (row_ok && j == 0) {
+    const std::int64_t row = R * B + r;
+    if (row < a.rows) store_axpby(a.y, row, a.alpha, sum, a.beta);
+  }
+}
+
 // ---- launchers --------------------------------------------------------------
 
 template <int B, bool ByBlock, class T, class I>
@@ -257,6 +360,27 @@ void launch_row_shared(const BcsrArgs<T, I>& a, cudaStream_t stream) {
   const unsigned grid = grid_size(warps * kWarpSize, kBlock, "bcsr_row_shared_kernel");
   bcsr_row_shared_kernel<B><<<grid, kBlock, 0, stream>>>(a);
   check_launch("bcsr_row_shared_kernel");
+}
+
+template <int B, int S, class T, class I>
+void launch_sub_warp(const BcsrArgs<T, I>& a, cudaStream_t stream) {
+  constexpr std::int64_t groups = kWarpSize / ((S / B) * B);
+  const std::int64_t warps = (a.block_rows + groups - 1) / groups;
+  const unsigned grid = grid_size(warps * kWarpSize, kBlock, "bcsr_sub_warp_kernel");
+  bcsr_sub_warp_kernel<B, S><<<grid, kBlock, 0, stream>>>(a);
+  check_launch("bcsr_sub_warp_kernel");
+}
+
+template <int B, class T, class I>
+void launch_sub_warp(const BcsrArgs<T, I>& a, int lanes, cudaStream_t stream) {
+  switch (lanes) {
+    case 4:
+      return launch_sub_warp<B, 4>(a, stream);
+    case 8:
+      return launch_sub_warp<B, 8>(a, stream);
+    default:  // 16
+      return launch_sub_warp<B, 16>(a, stream);
+  }
 }
 
 /// Raised when a launcher is called outside its range (the dispatcher checks
@@ -285,6 +409,11 @@ std::string bcsr_refusal(Algorithm algorithm, int b) {
                  : "block_row_shared needs 16 <= b <= 32 (a lane per row of a block row; smaller "
                    "blocks leave most lanes idle)" +
                        has + " (use block_by_block or block_by_column)";
+    case Algorithm::BlockSubWarp:
+      return b >= 1 && b <= 4 ? std::string()
+                              : "block_sub_warp needs b <= 4 (a group of 4 to 16 lanes per block "
+                                "row; larger blocks fill a warp on their own)" +
+                                    has + " (use block_by_block or block_by_column)";
     default:
       return "not a GPU BCSR algorithm: " + std::string(to_string(algorithm));
   }
@@ -294,6 +423,19 @@ Algorithm choose_bcsr(int b) {
   if (b <= 4) return Algorithm::BlockByBlock;
   if (b < 24) return Algorithm::BlockByColumn;
   return Algorithm::BlockRowShared;
+}
+
+int bcsr_sub_warp_lanes(double mean_blocks_per_row, int b) {
+  // Entries of a mean block row against what a group of S lanes loads in
+  // kSubWarpMaxRounds rounds of kSubWarpSweeps sweeps: the smallest S that
+  // covers it (more block rows per warp, so more rows' latency overlapped);
+  // 16 when none does.
+  const double entries = mean_blocks_per_row * b * b;
+  for (const int lanes : {4, 8}) {
+    const int group = (lanes / b) * b;  // lanes that hold entries
+    if (entries <= double{kSubWarpMaxRounds} * kSubWarpSweeps * group) return lanes;
+  }
+  return 16;
 }
 
 template <Value T, Index I>
@@ -353,10 +495,40 @@ void spmv_bcsr_row_shared(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y
   }
 }
 
-#define SPX_INST(T, I)                                                                          \
-  template void spmv_bcsr_by_block(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&);  \
-  template void spmv_bcsr_by_column(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&); \
-  template void spmv_bcsr_row_shared(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&);
+template <Value T, Index I>
+void spmv_bcsr_sub_warp_with(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y,
+                             const ExecContext& ctx, int lanes) {
+  require(Algorithm::BlockSubWarp, A.block_size());
+  if (lanes != 4 && lanes != 8 && lanes != 16)
+    throw InvalidInput("block_sub_warp: lanes per block row must be 4, 8 or 16, got " +
+                       std::to_string(lanes));
+  const BcsrArgs<T, I> a = args_of(alpha, A, x, beta, y);
+  switch (a.b) {
+    case 1:
+      return launch_sub_warp<1>(a, lanes, ctx.stream);
+    case 2:
+      return launch_sub_warp<2>(a, lanes, ctx.stream);
+    case 3:
+      return launch_sub_warp<3>(a, lanes, ctx.stream);
+    default:  // 4
+      return launch_sub_warp<4>(a, lanes, ctx.stream);
+  }
+}
+
+template <Value T, Index I>
+void spmv_bcsr_sub_warp(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y,
+                        const ExecContext& ctx) {
+  const double mean = static_cast<double>(A.blocks()) / static_cast<double>(A.block_rows());
+  spmv_bcsr_sub_warp_with(alpha, A, x, beta, y, ctx, bcsr_sub_warp_lanes(mean, A.block_size()));
+}
+
+#define SPX_INST(T, I)                                                                             \
+  template void spmv_bcsr_by_block(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&);     \
+  template void spmv_bcsr_by_column(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&);    \
+  template void spmv_bcsr_row_shared(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&);   \
+  template void spmv_bcsr_sub_warp(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&);     \
+  template void spmv_bcsr_sub_warp_with(T, const Bcsr<T, I>&, const T*, T, T*, const ExecContext&, \
+                                        int);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 

@@ -46,13 +46,29 @@ template <Value T, Index I>
 void spmv_bcsr_row_shared(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y,
                           const ExecContext&);
 
-/// Why `algorithm` (BlockByBlock, BlockByColumn or BlockRowShared) cannot run
-/// with block size b; empty when it can.
+/// A group of S = 4, 8 or 16 lanes per block row (b ≤ 4), S rounded down to
+/// a multiple of b and the groups packed in the warp; compile-time b = 1..4.
+/// S from bcsr_sub_warp_lanes (the mean blocks per block row).
+template <Value T, Index I>
+void spmv_bcsr_sub_warp(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+/// spmv_bcsr_sub_warp with S = `lanes` given (4, 8 or 16; else InvalidInput):
+/// for tests and measurements of each S.
+template <Value T, Index I>
+void spmv_bcsr_sub_warp_with(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y,
+                             const ExecContext&, int lanes);
+
+/// The knob of block_sub_warp: lanes per block row (4, 8 or 16) for block
+/// size b (1..4) and a mean of `mean_blocks_per_row` blocks per block row
+/// (documented in bcsr.cu).
+int bcsr_sub_warp_lanes(double mean_blocks_per_row, int b);
+
+/// Why `algorithm` (BlockByBlock, BlockByColumn, BlockRowShared or
+/// BlockSubWarp) cannot run with block size b; empty when it can.
 std::string bcsr_refusal(Algorithm algorithm, int b);
 
 /// The Auto rule for device BCSR, by block size (documented in bcsr.cu and
-/// docs/architecture.md): b ∈ {1, 2, 4} → BlockByBlock; other b < 16 →
-/// BlockByColumn; b ≥ 16 → BlockRowShared.
+/// docs/architecture.md): b ≤ 4 → BlockByBlock; 5 ≤ b < 24 → BlockByColumn;
+/// b ≥ 24 → BlockRowShared.
 Algorithm choose_bcsr(int b);
 
 }  // namespace spx::cuda

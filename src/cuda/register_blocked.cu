@@ -3,8 +3,8 @@
 //
 // Auto rules: DIA and HDI have one kernel each (diagonal); BCSR chooses by
 // block size (choose_bcsr in bcsr.cu): b ≤ 4 block_by_block, 5 ≤ b < 24
-// block_by_column, b ≥ 24 block_row_shared. RunInfo::algorithm reports the
-// choice.
+// block_by_column, b ≥ 24 block_row_shared (block_sub_warp, b ≤ 4, is
+// registered but not chosen yet). RunInfo::algorithm reports the choice.
 #include "baselines/cusparse_bsr.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/blocked_kernels.hpp"
@@ -40,6 +40,9 @@ void register_cuda_blocked_kernels(Registry<T, I>& reg) {
   reg.template add_spmv<BcsrM>(info(Format::Bcsr, Algorithm::BlockRowShared),
                                bcsr_can_run(Algorithm::BlockRowShared),
                                cuda::spmv_bcsr_row_shared<T, I>);
+  reg.template add_spmv<BcsrM>(info(Format::Bcsr, Algorithm::BlockSubWarp),
+                               bcsr_can_run(Algorithm::BlockSubWarp),
+                               cuda::spmv_bcsr_sub_warp<T, I>);
   reg.template set_spmv_auto<BcsrM>(
       Backend::Cuda, [](const BcsrM& A) { return cuda::choose_bcsr(A.block_size()); });
 

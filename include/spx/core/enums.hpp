@@ -65,6 +65,7 @@ enum class Algorithm : std::uint8_t {
   BlockByBlock,    ///< block row per warp, by block (b ≤ 5)
   BlockByColumn,   ///< block row per warp, by column (b ≤ 32)
   BlockRowShared,  ///< row per thread, x staged in shared memory (b ≥ 16)
+  BlockSubWarp,    ///< a sub-warp (4, 8 or 16 lanes) per block row (b ≤ 4)
   CpuBlockRows,    ///< CPU: thread per block row, compile-time block size
 
   // ---- SpMM (Yang, Buluç, Owens) ----
