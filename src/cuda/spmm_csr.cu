@@ -181,6 +181,43 @@ struct LaneTile {
   }
 };
 
+/// Whether B and C take VEC-wide loads and stores: row-major, n, the
+/// leading dimensions and the pointers multiples of the vector.
+template <int VEC, class T>
+bool vector_fits(const Strided<const T>& B, const Strided<T>& C, std::int64_t n) {
+  if constexpr (VEC == 1) {
+    return true;
+  } else {
+    const auto aligned = [](const void* p) {
+      return reinterpret_cast<std::uintptr_t>(p) % (VEC * sizeof(T)) == 0;
+    };
+    return B.cs == 1 && C.cs == 1 && n % VEC == 0 && B.rs % VEC == 0 && C.rs % VEC == 0 &&
+           aligned(B.data) && aligned(C.data);
+  }
+}
+
+/// Calls f.template operator()<VEC, NV>() with the lane layout for n > 16:
+/// tiles of 32 columns up to n = 32, of 64 up to 64, else of 128; 8- or
+/// 16-byte vectors per lane where B and C allow them, else one column per
+/// lane (VEC = 1).
+template <class T, class F>
+void with_lane_tile(const Strided<const T>& B, const Strided<T>& C, std::int64_t n, F&& f) {
+  constexpr int kWide = sizeof(T) == 4 ? 4 : 2;  // 16-byte vectors
+  if (n <= kWarp) {
+    f.template operator()<1, 1>();
+  } else if (n <= 2 * kWarp) {
+    if (vector_fits<2>(B, C, n)) {
+      f.template operator()<2, 1>();
+    } else {
+      f.template operator()<1, 2>();
+    }
+  } else if (vector_fits<kWide>(B, C, n)) {
+    f.template operator()<kWide, 4 / kWide>();
+  } else {
+    f.template operator()<1, 4>();
+  }
+}
+
 /// The nonzeros [begin, end) of A, for one warp and one column tile (n > 16):
 /// each batch of up to 32 is loaded one per lane, then broadcast by shuffle
 /// in groups of kGroup: a group first issues its kGroup·NV independent
@@ -431,7 +468,7 @@ struct RunLengthIn {
   }
 };
 
-/// Unit u (a group of W lanes; a whole warp and one column tile when W = 32)
+/// n ≤ 16 (n > 16: merge_based_tile32). Unit u, a group of W < 32 lanes,
 /// takes nonzeros [u*unit_nnz, (u+1)*unit_nnz). Rows that start in the range
 /// are the unit's own: it writes them to C (the last one possibly partial;
 /// later units' carry-outs complete it). Nonzeros before the first own row
@@ -448,6 +485,7 @@ __global__ void __launch_bounds__(kBlock)
                 const I* __restrict__ ptr, const I* __restrict__ col, const T* __restrict__ val,
                 const I* __restrict__ part, Strided<const T> B, T alpha, T beta, Strided<T> C,
                 T* __restrict__ carry) {
+  static_assert(W < kWarp, "n > 16 takes merge_based_tile32");
   constexpr std::int64_t kUnitNnz = unit_nnz<W>();
   constexpr int kBatches = static_cast<int>(kUnitNnz / W);
   constexpr int kUnitsPerBlock = kBlock / W;
@@ -456,7 +494,7 @@ __global__ void __launch_bounds__(kBlock)
   const int sub = threadIdx.x % W;  // lane within the group
   const std::int64_t unit0 = blockIdx.x * std::int64_t{kUnitsPerBlock};  // < units
   const std::int64_t unit = unit0 + threadIdx.x / W;
-  const std::int64_t j = (W == kWarp ? blockIdx.y * std::int64_t{kWarp} : 0) + sub;
+  const std::int64_t j = sub;
   const bool active = j < n;
   const bool valid = unit < units;  // groups past the end only join the shuffles
   // Positions below are relative to the unit's first nonzero k0, as ints:
@@ -551,6 +589,79 @@ __global__ void __launch_bounds__(kBlock)
   close_row();
   const std::int64_t last_owned = load(part + unit + 1);
   for (++row; row < last_owned; ++row)
+    close_row();
+}
+
+/// n > 16: merge-based with a warp per unit of unit_nnz<32>() nonzeros and
+/// a column tile per blockIdx.y (vectors per lane as row_split_tile32). The
+/// unit's nonzeros go through for_each_nonzero, and are summed as
+/// row_block_tile32 sums a group of rows: a row of C is stored at each row
+/// end, the head (the part of a row begun in an earlier unit) goes to the
+/// carry-outs, row-major units × n. Row ends are read 32 at a time, one per
+/// lane, and broadcast by shuffle, so a row change waits for no load.
+template <int VEC, int NV, class T, class I>
+__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
+    merge_based_tile32(std::int64_t m, std::int64_t n, std::int64_t nnz, std::int64_t units,
+                       const I* __restrict__ ptr, const I* __restrict__ col,
+                       const T* __restrict__ val, const I* __restrict__ part, Strided<const T> B,
+                       T alpha, T beta, Strided<T> C, T* __restrict__ carry) {
+  using Tile = LaneTile<VEC, NV>;
+  constexpr std::int64_t kUnitNnz = unit_nnz<kWarp>();
+  const int lane = threadIdx.x % kWarp;
+  const std::int64_t unit = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
+  if (unit >= units) return;  // the whole warp leaves together
+  const Tile tile(blockIdx.y, n);
+  const Strided<T> carry_rows{carry, n, 1};
+  const std::int64_t k0 = unit * kUnitNnz, k1 = min(k0 + kUnitNnz, nnz);
+  // The unit owns the rows [first, last): those that start in [k0, k1)
+  // (the last unit: also the empty rows at the end of the matrix).
+  const std::int64_t first = load(part + unit), last = load(part + unit + 1);
+  // Row ends ptr[wb + lane], a window of 32 rows reloaded when passed.
+  std::int64_t wb = 0;
+  std::int64_t ends = 0;
+  const auto end_of = [&](std::int64_t r) {  // ptr[r + 1], r < m; warp-uniform r
+    if (r + 1 - wb >= kWarp) {
+      wb = r + 1;
+      ends = load(ptr + min(wb + lane, m));
+    }
+    return __shfl_sync(kFullMask, ends, static_cast<int>(r + 1 - wb));
+  };
+  // Where the range starts: inside a row begun earlier (head: carry-out) or
+  // at the start of the first own row.
+  bool head = load(ptr + first) > k0;
+  std::int64_t row = head ? first - 1 : first;
+  wb = row + 1;
+  ends = load(ptr + min(wb + lane, m));
+  std::int64_t row_end = __shfl_sync(kFullMask, ends, 0);
+  T acc[Tile::kCols];
+#pragma unroll
+  for (int q = 0; q < Tile::kCols; ++q)
+    acc[q] = T{0};
+  const auto close_row = [&] {
+    if (head) {
+      tile.store(carry_rows, unit, T{1}, acc, T{0});
+    } else {
+      tile.store(C, row, alpha, acc, beta);
+    }
+#pragma unroll
+    for (int q = 0; q < Tile::kCols; ++q)
+      acc[q] = T{0};
+    head = false;
+  };
+  for_each_nonzero(k0, k1, col, val, B, tile, [&](std::int64_t k, T vt, const T(&b)[Tile::kCols]) {
+    while (k >= row_end) {  // rows ending here (empty ones too)
+      close_row();
+      ++row;
+      row_end = end_of(row);
+    }
+#pragma unroll
+    for (int q = 0; q < Tile::kCols; ++q)
+      acc[q] += vt * b[q];
+  });
+  // The row the range ends in, then the empty rows after it that this unit
+  // owns (only the last unit has any).
+  close_row();
+  for (++row; row < last; ++row)
     close_row();
 }
 
@@ -700,12 +811,23 @@ void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strid
   constexpr std::int64_t kUnitNnz = unit_nnz<W>();
   const MergePartition<I>& p = merge_partition_of(A, kUnitNnz, ctx);
   const StreamScratch carry(static_cast<std::size_t>(p.units * n) * sizeof(T), ctx.stream);
-  const auto tiles = static_cast<unsigned>(ceil_div(n, W));  // 1 when W < 32
-  const dim3 grid(static_cast<unsigned>(ceil_div(p.units * W, kBlock)), tiles);
-  merge_based<W, T, I><<<grid, kBlock, 0, ctx.stream>>>(
-      A.rows(), n, A.nnz(), p.units, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
-      p.part.data(), B, alpha, beta, C, carry.as<T>());
-  check_launch("merge_based");
+  const auto tiles = static_cast<unsigned>(ceil_div(n, W));  // of the fix-up; 1 when W < 32
+  if constexpr (W == kWarp) {
+    with_lane_tile<T>(B, C, n, [&]<int VEC, int NV>() {
+      const dim3 grid(static_cast<unsigned>(ceil_div(p.units, kWarpsPerBlock)),
+                      static_cast<unsigned>(ceil_div(n, LaneTile<VEC, NV>::kWidth)));
+      merge_based_tile32<VEC, NV, T, I><<<grid, kBlock, 0, ctx.stream>>>(
+          A.rows(), n, A.nnz(), p.units, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
+          p.part.data(), B, alpha, beta, C, carry.as<T>());
+      check_launch("merge_based_tile32");
+    });
+  } else {
+    const dim3 grid(static_cast<unsigned>(ceil_div(p.units * W, kBlock)), tiles);
+    merge_based<W, T, I><<<grid, kBlock, 0, ctx.stream>>>(
+        A.rows(), n, A.nnz(), p.units, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
+        p.part.data(), B, alpha, beta, C, carry.as<T>());
+    check_launch("merge_based");
+  }
   if (p.runs == 0) return;
   const std::int64_t short_blocks = ceil_div(p.runs - p.long_runs, kFixupBlock / W);
   merge_fixup<W, T, I><<<dim3(static_cast<unsigned>(p.long_runs + short_blocks), tiles),
@@ -741,21 +863,6 @@ int rows_per_warp(std::int64_t rows, std::int64_t nnz) {
   return r;
 }
 
-/// Whether B and C take VEC-wide loads and stores: row-major, n, the
-/// leading dimensions and the pointers multiples of the vector.
-template <int VEC, class T>
-bool vector_fits(const Strided<const T>& B, const Strided<T>& C, std::int64_t n) {
-  if constexpr (VEC == 1) {
-    return true;
-  } else {
-    const auto aligned = [](const void* p) {
-      return reinterpret_cast<std::uintptr_t>(p) % (VEC * sizeof(T)) == 0;
-    };
-    return B.cs == 1 && C.cs == 1 && n % VEC == 0 && B.rs % VEC == 0 && C.rs % VEC == 0 &&
-           aligned(B.data) && aligned(C.data);
-  }
-}
-
 template <int VEC, int NV, class T, class I>
 void launch_tile32(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
                    std::int64_t n, const ExecContext& ctx) {
@@ -778,22 +885,8 @@ template <int W, class T, class I>
 void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
                       std::int64_t n, const ExecContext& ctx) {
   if constexpr (W == kWarp) {
-    // Tiles of 32 columns up to n = 32, of 64 up to 64, else of 128; 8- or
-    // 16-byte vectors per lane where B and C allow them.
-    constexpr int kWide = sizeof(T) == 4 ? 4 : 2;  // 16-byte vectors
-    if (n <= kWarp) {
-      launch_tile32<1, 1>(alpha, A, B, beta, C, n, ctx);
-    } else if (n <= 2 * kWarp) {
-      if (vector_fits<2>(B, C, n)) {
-        launch_tile32<2, 1>(alpha, A, B, beta, C, n, ctx);
-      } else {
-        launch_tile32<1, 2>(alpha, A, B, beta, C, n, ctx);
-      }
-    } else if (vector_fits<kWide>(B, C, n)) {
-      launch_tile32<kWide, 4 / kWide>(alpha, A, B, beta, C, n, ctx);
-    } else {
-      launch_tile32<1, 4>(alpha, A, B, beta, C, n, ctx);
-    }
+    with_lane_tile<T>(
+        B, C, n, [&]<int VEC, int NV>() { launch_tile32<VEC, NV>(alpha, A, B, beta, C, n, ctx); });
   } else {
     const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock));
     row_split_narrow<W, T, I><<<blocks, kBlock, 0, ctx.stream>>>(
