@@ -65,11 +65,12 @@
 // S = 4 at b = 2, 8 at b = 3, 16 at b = 4. Not yet tuned on a GPU.
 //
 // Auto rule (choose_bcsr), from the H100 benchmark (bench/results/, FEM
-// matrices of about 8M nonzeros with b×b blocks): b ≤ 4 → block-by-block
-// (fastest at b = 2, 3, 4); 5 ≤ b < 24 → block-by-column (2.3× faster than
+// matrices of about 8M nonzeros with b×b blocks): b ≤ 3 → sub-warp (session
+// 4: 1.6× and 1.9× block-by-block at b = 2 and 3, 1.13× and 1.06× cuSPARSE's
+// best BSR); b = 4 → block-by-block (fastest there in session 2; sub-warp
+// not yet measured at b = 4); 5 ≤ b < 24 → block-by-column (2.3× faster than
 // row-shared at b = 16, the paper's Fig. 9 would pick row-shared there);
-// b ≥ 24 → row-shared (1.34× faster than by-column at b = 32). Sub-warp is
-// not chosen yet (registered for measurement beside the others).
+// b ≥ 24 → row-shared (1.34× faster than by-column at b = 32).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -420,7 +421,8 @@ std::string bcsr_refusal(Algorithm algorithm, int b) {
 }
 
 Algorithm choose_bcsr(int b) {
-  if (b <= 4) return Algorithm::BlockByBlock;
+  if (b <= 3) return Algorithm::BlockSubWarp;
+  if (b == 4) return Algorithm::BlockByBlock;
   if (b < 24) return Algorithm::BlockByColumn;
   return Algorithm::BlockRowShared;
 }

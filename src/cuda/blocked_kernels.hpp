@@ -67,8 +67,8 @@ int bcsr_sub_warp_lanes(double mean_blocks_per_row, int b);
 std::string bcsr_refusal(Algorithm algorithm, int b);
 
 /// The Auto rule for device BCSR, by block size (documented in bcsr.cu and
-/// docs/architecture.md): b ≤ 4 → BlockByBlock; 5 ≤ b < 24 → BlockByColumn;
-/// b ≥ 24 → BlockRowShared.
+/// docs/architecture.md): b ≤ 3 → BlockSubWarp; b = 4 → BlockByBlock;
+/// 5 ≤ b < 24 → BlockByColumn; b ≥ 24 → BlockRowShared.
 Algorithm choose_bcsr(int b);
 
 }  // namespace spx::cuda

@@ -2,9 +2,9 @@
 // and the cuSPARSE BSR baselines. All SpX kernels here are deterministic.
 //
 // Auto rules: DIA and HDI have one kernel each (diagonal); BCSR chooses by
-// block size (choose_bcsr in bcsr.cu): b ≤ 4 block_by_block, 5 ≤ b < 24
-// block_by_column, b ≥ 24 block_row_shared (block_sub_warp, b ≤ 4, is
-// registered but not chosen yet). RunInfo::algorithm reports the choice.
+// block size (choose_bcsr in bcsr.cu): b ≤ 3 block_sub_warp, b = 4
+// block_by_block, 5 ≤ b < 24 block_by_column, b ≥ 24 block_row_shared.
+// RunInfo::algorithm reports the choice.
 #include "baselines/cusparse_bsr.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/blocked_kernels.hpp"
