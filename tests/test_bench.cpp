@@ -394,6 +394,24 @@ TEST(BenchSuite, FilesAndFolders) {
   fs::remove_all(dir);
 }
 
+TEST(BenchSuite, GeneratorSpecsAreMembers) {
+  const std::vector<std::string> args{"fem:n=6,block=3", "stencil2d:n=5,points=9"};
+  const bench::Suite s = bench::files_suite(args);
+  ASSERT_EQ(s.members.size(), 2u);
+  EXPECT_EQ(s.members[0].kind(), "generated");
+  EXPECT_EQ(s.members[0].group, "fem");
+  EXPECT_TRUE(s.members[0].regular);
+  EXPECT_EQ(s.members[0].name, describe(parse_gen_spec("fem:n=6,block=3")));
+  const auto A = bench::load_member<std::int32_t>(s.members[1]);
+  EXPECT_EQ(A.rows(), 25);
+  const auto direct = generate<double, std::int32_t>(parse_gen_spec("stencil2d:n=5,points=9"));
+  EXPECT_EQ(A.nnz(), direct.nnz());
+  for (const char* bad : {"nosuch:n=4", "fem:n=6,colour=2"}) {
+    const std::vector<std::string> one{bad};
+    EXPECT_THROW((void)bench::files_suite(one), InvalidInput) << bad;
+  }
+}
+
 TEST(BenchSuite, DefaultSuiteSpansTheClasses) {
   for (Backend b : {Backend::Cpu, Backend::Cuda}) {
     const bench::Suite s = bench::default_suite(b, real_matrix_dir());

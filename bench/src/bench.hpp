@@ -79,10 +79,11 @@ std::int64_t density_suite_rows(Backend backend) noexcept;
 /// density_sweep_percent(), of density_suite_rows(backend) rows, named
 /// "random-n<rows>-<percent>pct" (e.g. "random-n8192-0.05pct").
 Suite density_suite(Backend backend);
-/// Matrix Market files (`.mtx`, `.mtx.gz`) and folders of them (not
-/// recursive), in the order given, each folder sorted by name. Throws
-/// InvalidInput naming a path that does not exist or a folder without
-/// matrices.
+/// Matrix Market files (`.mtx`, `.mtx.gz`), folders of them (not
+/// recursive) and generator specs as `spx gen` takes them (`KIND:key=value,
+/// ...`, for an argument that is not an existing path), in the order given,
+/// each folder sorted by name. Throws InvalidInput naming a path that does
+/// not exist, a folder without matrices or a bad generator spec.
 Suite files_suite(std::span<const std::string> paths);
 
 /// Loads a member: generates it, reads the file, or calls the producer.

@@ -1,7 +1,7 @@
 // The benchmark suites: `quick`, `default` (generated members over the
 // survey's structural classes, plus the real matrices), `density` (one
 // uniformly random size at densities spanning the SpMM/GEMM crossover) and
-// lists of Matrix Market files. Only this file calls the generators and the
+// lists of Matrix Market files and generator specs. Only this file calls the generators and the
 // reader.
 #include <algorithm>
 #include <string>
@@ -248,8 +248,15 @@ Suite files_suite(std::span<const std::string> paths) {
         s.members.push_back(SuiteMember{stem_of(f), "file", false, f});
     } else if (fs::is_regular_file(p, ec)) {
       s.members.push_back(SuiteMember{stem_of(p), "file", false, p});
+    } else if (arg.find(':') != std::string::npos) {
+      // KIND:key=value,... (as `spx gen` takes): a generated member, so that
+      // sizes outside the built-in suites need no file.
+      s.members.push_back(member(parse_gen_spec(arg)));
     } else {
-      throw InvalidInput(fmt::format("'{}' is neither a Matrix Market file nor a folder", arg));
+      throw InvalidInput(
+          fmt::format("'{}' is neither a Matrix Market file, a folder nor a generator spec "
+                      "(KIND:key=value,...)",
+                      arg));
     }
   }
   // Names must identify records: suffix repeats with their position.

@@ -31,8 +31,9 @@ namespace {
 template <int V, Value T, Index I>
 void launch_ell(const char* name, T alpha, const Ell<T, I>& A, const T* x, T beta, T* y,
                 cudaStream_t stream) {
-  ellpack::launch_rows<V>(name, A.rows(), ellpack::EllLayout{A.rows()}, A.row_len().data(),
-                          A.col_idx().data(), A.values().data(), x, alpha, beta, y, stream);
+  ellpack::launch_rows<V>(name, A.rows(), static_cast<std::int64_t>(A.values().size()),
+                          ellpack::EllLayout{A.rows()}, A.row_len().data(), A.col_idx().data(),
+                          A.values().data(), x, alpha, beta, y, stream);
 }
 
 /// Threads the current GPU holds resident at once.

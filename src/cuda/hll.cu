@@ -20,9 +20,11 @@ namespace {
 template <int V, Value T, Index I>
 void launch_hll(const char* name, T alpha, const Hll<T, I>& A, const T* x, T beta, T* y,
                 cudaStream_t stream) {
-  const ellpack::HllLayout<I> layout{A.hack_ptr().data(), A.hack_size(), A.rows()};
-  ellpack::launch_rows<V>(name, A.rows(), layout, A.row_len().data(), A.col_idx().data(),
-                          A.values().data(), x, alpha, beta, y, stream);
+  const ellpack::HllLayout<I> layout{A.hack_ptr().data(), ellpack::RowDivisor(A.hack_size()),
+                                     A.rows()};
+  ellpack::launch_rows<V>(name, A.rows(), static_cast<std::int64_t>(A.values().size()), layout,
+                          A.row_len().data(), A.col_idx().data(), A.values().data(), x, alpha, beta,
+                          y, stream);
 }
 
 }  // namespace

@@ -36,9 +36,11 @@ template <int V, Value T, Index I>
 void launch_sell(const char* name, T alpha, const Sell<T, I>& A, const T* x, T beta, T* y,
                  cudaStream_t stream) {
   const ellpack::SellLayout<I> layout{A.slice_ptr().data(),
-                                      A.perm().empty() ? nullptr : A.perm().data(), A.slice_size()};
-  ellpack::launch_rows<V>(name, A.rows(), layout, A.row_len().data(), A.col_idx().data(),
-                          A.values().data(), x, alpha, beta, y, stream);
+                                      A.perm().empty() ? nullptr : A.perm().data(),
+                                      ellpack::RowDivisor(A.slice_size())};
+  ellpack::launch_rows<V>(name, A.rows(), static_cast<std::int64_t>(A.values().size()), layout,
+                          A.row_len().data(), A.col_idx().data(), A.values().data(), x, alpha, beta,
+                          y, stream);
 }
 
 /// out[k] = col[k] for true entries, -1 for padding. Thread per slot of a

@@ -219,7 +219,8 @@ void add_bench(CLI::App& app) {
       "(--op spmm: SpMM kernels; --op batch: batched SpMV on a suite of batches)\n"
       "(default: the built-in suite on the GPU when there is one, else on the CPU)");
   cmd->add_option("matrices", o->paths,
-                  "Matrix Market files (.mtx, .mtx.gz) or folders of them, instead of a suite");
+                  "Matrix Market files (.mtx, .mtx.gz), folders of them, or generator specs as "
+                  "`spx gen` takes them (e.g. fem:n=400,block=4), instead of a suite");
   cmd->add_option("--suite", o->suite,
                   "Built-in suite: default (30+ generated + real), quick (a smoke run) or density "
                   "(random n x n at 0.05-50% density: with --op spmm, where dense GEMM overtakes "
