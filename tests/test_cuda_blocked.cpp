@@ -260,8 +260,7 @@ TYPED_TEST(CudaBlocked, BcsrAutoFollowsBlockSizeAndReportsIt) {
     const std::uint64_t seed = fresh_seed();
     const Csr<T, I> A = block_matrix<T, I>(20 * b + 1, 20 * b - 1, b, seed);
     const Bcsr<T, I> dB = to_bcsr(A, roomy(b)).to(Space::Device);
-    const Algorithm want = b <= 3   ? Algorithm::BlockSubWarp
-                           : b == 4 ? Algorithm::BlockByBlock
+    const Algorithm want = b <= 4   ? Algorithm::BlockSubWarp
                            : b < 24 ? Algorithm::BlockByColumn
                                     : Algorithm::BlockRowShared;
     const auto x = random_vector<T>(A.cols(), seed + 5);

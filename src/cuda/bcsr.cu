@@ -64,13 +64,13 @@
 // warp waits for its slowest group). FEM with ~9 blocks per block row gets
 // S = 4 at b = 2, 8 at b = 3, 16 at b = 4. Not yet tuned on a GPU.
 //
-// Auto rule (choose_bcsr), from the H100 benchmark (bench/results/, FEM
-// matrices of about 8M nonzeros with b×b blocks): b ≤ 3 → sub-warp (session
-// 4: 1.6× and 1.9× block-by-block at b = 2 and 3, 1.13× and 1.06× cuSPARSE's
-// best BSR); b = 4 → block-by-block (fastest there in session 2; sub-warp
-// not yet measured at b = 4); 5 ≤ b < 24 → block-by-column (2.3× faster than
+// Auto rule (choose_bcsr), from the benchmark (bench/results/): b ≤ 4 →
+// sub-warp (H100, session 4: 1.6× and 1.9× block-by-block at b = 2 and 3;
+// H200, session 5, FEM of about 20M nonzeros: 67.8 µs against 80.5 for
+// block-by-block at b = 4); 5 ≤ b < 24 → block-by-column (2.3× faster than
 // row-shared at b = 16, the paper's Fig. 9 would pick row-shared there);
-// b ≥ 24 → row-shared (1.34× faster than by-column at b = 32).
+// b ≥ 24 → row-shared (1.34× faster than by-column at b = 32 on the H100,
+// 1.26× on the H200).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -421,8 +421,7 @@ std::string bcsr_refusal(Algorithm algorithm, int b) {
 }
 
 Algorithm choose_bcsr(int b) {
-  if (b <= 3) return Algorithm::BlockSubWarp;
-  if (b == 4) return Algorithm::BlockByBlock;
+  if (b <= 4) return Algorithm::BlockSubWarp;
   if (b < 24) return Algorithm::BlockByColumn;
   return Algorithm::BlockRowShared;
 }
