@@ -25,6 +25,9 @@
 #include "spx/convert.hpp"
 #include "spx/generate.hpp"
 #include "spx/ops.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/spmm.hpp"
+#endif
 
 namespace spx::test {
 namespace {
@@ -454,7 +457,8 @@ TYPED_TEST(SpmmKernels, CudaDeterministicKernelsRepeat) {
 
 /// The CUDA Auto rule (src/cuda/spmm.hpp): merge-based for irregular rows
 /// (longest > 8·mean + 64) and for short rows with n ≤ 16 (mean below the
-/// paper's 9.35), row split otherwise (checked on the host: no GPU needed).
+/// paper's 9.35), row panel for n > 16 where its plan finds it worth it, row
+/// split otherwise (checked on the host: no GPU needed).
 TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
@@ -473,8 +477,12 @@ TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
     const bool irregular_rows = static_cast<double>(longest) > 8 * mean + 64;
     irregular += irregular_rows ? 1 : 0;
     for (const std::int64_t n : {8, 64}) {
-      const Algorithm want =
+      Algorithm want =
           irregular_rows || (n <= 16 && mean < 9.35) ? Algorithm::MergeBased : Algorithm::RowSplit;
+#if SPX_HAVE_CUDA
+      // Row panel where its plan says so (the plan: test_cuda_spmm_panel.cpp).
+      if (!irregular_rows && n > 16 && cuda::panel_plan(A, n).worth_it) want = Algorithm::RowPanel;
+#endif
       EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&A}, Backend::Cuda, SpmmShape{n}), want)
           << name << " n=" << n;
     }

@@ -29,7 +29,7 @@ constexpr NameTable<Format, 11> kFormatNames{{
     {Format::Bcsr, "bcsr"},
 }};
 
-constexpr NameTable<Algorithm, 39> kAlgorithmNames{{
+constexpr NameTable<Algorithm, 40> kAlgorithmNames{{
     {Algorithm::Auto, "auto"},
     {Algorithm::CpuMerge, "cpu_merge"},
     {Algorithm::CpuRows, "cpu_rows"},
@@ -56,6 +56,7 @@ constexpr NameTable<Algorithm, 39> kAlgorithmNames{{
     {Algorithm::CpuBlockRows, "cpu_block_rows"},
     {Algorithm::RowSplit, "row_split"},
     {Algorithm::MergeBased, "merge_based"},
+    {Algorithm::RowPanel, "row_panel"},
     {Algorithm::CusparseCsrAlg1, "cusparse_csr_alg1"},
     {Algorithm::CusparseCsrAlg2, "cusparse_csr_alg2"},
     {Algorithm::CusparseCooAlg1, "cusparse_coo_alg1"},

@@ -28,12 +28,22 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
                               cuda::spmm_csr_row_split<T, I>);
   reg.template add_spmm<CsrM>(gpu(Algorithm::MergeBased), cuda::spmm_csr_can_run<T, I>,
                               cuda::spmm_csr_merge_based<T, I>);
-  // Auto: cuda::choose_spmm (spmm.hpp), the longest row from the cached
-  // device row statistics (or a host pass for a host matrix).
+  reg.template add_spmm<CsrM>(gpu(Algorithm::RowPanel), cuda::spmm_csr_can_run<T, I>,
+                              cuda::spmm_csr_row_panel<T, I>);
+  // Auto: irregular rows take merge-based (cuda::choose_spmm's first rule,
+  // before the panel unions are counted); then, for n > 16, row panel where
+  // cuda::panel_plan finds it worth it; otherwise cuda::choose_spmm
+  // (spmm.hpp). The longest row comes from the cached device row
+  // statistics, the union totals from a cached device pass (host passes for
+  // a host matrix).
   reg.template set_spmm_auto<CsrM>(Backend::Cuda, [](const CsrM& A, const SpmmShape& shape) {
     if (A.rows() == 0) return Algorithm::RowSplit;
     const double mean_row = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
-    return cuda::choose_spmm(mean_row, max_row_length(A), shape.n);
+    const std::int64_t max_row = max_row_length(A);
+    if (shape.n > 16 && !cuda::irregular_rows(mean_row, max_row) &&
+        cuda::panel_plan(A, shape.n).worth_it)
+      return Algorithm::RowPanel;
+    return cuda::choose_spmm(mean_row, max_row, shape.n);
   });
   cuda::register_spmm_baselines(reg);
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cuda/kernels.hpp"
+#include "spx/core/array.hpp"
 #include "spx/core/view.hpp"
 #include "spx/formats/csr.hpp"
 #include "spx/registry.hpp"
@@ -29,6 +30,10 @@ inline constexpr double kSpmmMergeThreshold = 9.35;
 ///  3. otherwise row split, which for n > 16 takes short rows in groups
 ///     (row_block_tile32) and was faster than merge-based on every regular
 ///     member at n = 64.
+/// The registered rule (register_spmm.cu) puts the row panel kernel between
+/// 1 and 2: for n > 16 and rows not irregular, row panel where
+/// panel_plan(A, n).worth_it (consecutive rows sharing most columns: FEM,
+/// 27-point stencils).
 inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t n) {
   if (irregular_rows(mean_row, max_row)) return Algorithm::MergeBased;
   if (n <= 16 && mean_row < kSpmmMergeThreshold) return Algorithm::MergeBased;
@@ -60,6 +65,72 @@ void spmm_csr_merge_based(T alpha, const Csr<T, I>& A, DenseView<const T> B, T b
 /// Empty when both kernels can launch for this shape (grid limits).
 template <Value T, Index I>
 std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape);
+
+// ---- row panel (spmm_panel.cu) ----------------------------------------------
+
+/// Row panels of R consecutive rows (the last one partial) and, for each
+/// panel, the sorted distinct columns of its rows (their union), in device
+/// memory. Union entry u of panel p holds a column ucol[u] and a mask whose
+/// bit r says that row p·R + r has an entry in that column; the row's
+/// values are read from A in union order (the row's columns are sorted), so
+/// the structure holds no values and stays valid when A's values change in
+/// place. Built on the device and cached in A.structure_cache() per R.
+template <Index I>
+struct RowPanels {
+  int rows = 0;              ///< R: rows per panel (2, 4 or 8)
+  std::int64_t panels = 0;   ///< ceil(m / R)
+  std::int64_t total = 0;    ///< union entries over all panels (≤ nnz)
+  Array<I> ptr;              ///< panels + 1 offsets into col and mask
+  Array<I> col;              ///< total columns, sorted within each panel
+  Array<std::uint8_t> mask;  ///< total row masks (bit r: row p·R + r)
+};
+
+/// The cached panels of A for R ∈ {2, 4, 8} (InvalidInput otherwise); A in
+/// device memory. Built on ctx.stream on first use (and waited for).
+template <Value T, Index I>
+const RowPanels<I>& row_panels(const Csr<T, I>& A, int R, const ExecContext& ctx);
+
+/// Threshold of the row panel rule: the panel kernel's estimated traffic
+/// must be below this fraction of CSR's (see panel_plan). A first guess, to
+/// be tuned on the GPU.
+inline constexpr double kPanelWorthIt = 0.6;
+
+/// The choice of R for the row panel kernel at width n. The union totals
+/// U_2, U_4, U_8 are counted once per matrix (on the device for a device
+/// matrix, on the host for a host one) and cached in A.structure_cache();
+/// the rest is arithmetic. The estimate of the bytes moved per tile of
+/// t = min(n, 128)·sizeof(T) bytes of a row of B is
+///   panel R: U_R · (t + R·sizeof(T) + sizeof(I)),
+///   CSR:     nnz · (t + sizeof(T) + sizeof(I));
+/// the R·sizeof(T) term stands for the R values each union entry brings
+/// (read from A and broadcast to the warp, R accumulators updated). The
+/// best R has the smallest estimate (ties: the smaller R); the kernel is
+/// "worth it" when that estimate is below kPanelWorthIt times CSR's.
+struct PanelPlan {
+  int rows = 2;                      ///< the best R
+  std::int64_t union_total[3] = {};  ///< U_2, U_4, U_8
+  double ratio = 1.0;                ///< estimate of the best R / estimate of CSR
+  bool worth_it = false;             ///< ratio < kPanelWorthIt
+};
+template <Value T, Index I>
+PanelPlan panel_plan(const Csr<T, I>& A, std::int64_t n);
+
+/// Row panel SpMM: C = alpha*A*B + beta*C with a warp per (panel of R rows,
+/// column tile), R from panel_plan; the warp walks the union of the panel's
+/// columns, loading each distinct row of B once for the R rows (R
+/// accumulators per column of the lane). Same tiles, vector loads and
+/// BLAS semantics as row split; deterministic. Any n (for n ≤ 16 lanes past
+/// n idle; Auto picks it only for n > 16).
+template <Value T, Index I>
+void spmm_csr_row_panel(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                        const ExecContext& ctx);
+
+/// As spmm_csr_row_panel with R forced (2, 4 or 8; InvalidInput otherwise),
+/// for experiments and tests. The caller validates the operands as spmm()
+/// does (this entry bypasses the dispatcher); rows = 0 or n = 0 do nothing.
+template <Value T, Index I>
+void spmm_csr_row_panel_with(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta,
+                             DenseView<T> C, const ExecContext& ctx, int R);
 
 /// D = A as a dense column-major m×k matrix (ld = m) in device memory,
 /// zeros included; enqueued on ctx.stream. For the cuBLAS GEMM baseline.

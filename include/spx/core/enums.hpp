@@ -71,6 +71,7 @@ enum class Algorithm : std::uint8_t {
   // ---- SpMM (Yang, Buluç, Owens) ----
   RowSplit,
   MergeBased,
+  RowPanel,  ///< CSR, n > 16: a warp per panel of R rows over the union of their columns
 
   // ---- Baselines (benchmarks and tests only) ----
   CusparseCsrAlg1,

@@ -1,0 +1,488 @@
+// The row panel CSR SpMM on CUDA (src/cuda/spmm_panel.cu): its union
+// structure against a host computation (ptr, columns, row masks, and the
+// totals U_2, U_4, U_8 of the plan); the kernel with R = 2, 4, 8 forced on
+// FEM b = 2 and 3, a 27-point stencil, a random matrix, a matrix with empty
+// rows (whole empty panels too) and a row count no R divides, and one with a
+// long row, for n ∈ {17, 32, 33, 64, 128, 200}, row-major aligned B and C
+// (vector path), column-major and odd leading dimensions (one column per
+// lane), beta = 0 with C poisoned by NaN and beta ≠ 0, against the
+// long-double reference and its bound; Inf in a row of B reaches only the
+// rows that hold its column; values changed in place are used (the cache
+// holds no values); determinism; and the Auto rule (row panel on FEM b = 3
+// at n = 64, not on random rows, not for n ≤ 16).
+// GPU tests skip without a GPU (fail with SPX_REQUIRE_GPU=1); the host-side
+// checks of the plan and the rule need only the CUDA backend compiled in.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "cuda_common.hpp"
+#include "matrices.hpp"
+#include "reference_spmm.hpp"
+#include "spx/generate.hpp"
+#include "spx/ops.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/spmm.hpp"
+#endif
+
+namespace spx::test {
+namespace {
+
+template <class P>
+class CudaSpmmPanel : public ::testing::Test {};
+TYPED_TEST_SUITE(CudaSpmmPanel, TypePairs, TypePairNames);
+
+constexpr int kPanelRows[] = {2, 4, 8};
+constexpr std::int64_t kWidths[] = {17, 32, 33, 64, 128, 200};
+
+/// The panels' unions computed on the host, straight from the definition.
+struct HostPanels {
+  std::vector<std::int64_t> ptr{0}, col;
+  std::vector<unsigned> mask;
+};
+
+template <Value T, Index I>
+HostPanels host_panels(const Csr<T, I>& A, int R) {
+  const std::vector<I> ptr = A.row_ptr().to_vector();
+  const std::vector<I> col = A.col_idx().to_vector();
+  HostPanels h;
+  for (std::int64_t first = 0; first < A.rows(); first += R) {
+    std::map<std::int64_t, unsigned> u;
+    for (std::int64_t r = 0; r < R && first + r < A.rows(); ++r)
+      for (I k = ptr[first + r]; k < ptr[first + r + 1]; ++k)
+        u[col[k]] |= 1u << r;
+    for (const auto& [c, m] : u) {
+      h.col.push_back(c);
+      h.mask.push_back(m);
+    }
+    h.ptr.push_back(static_cast<std::int64_t>(h.col.size()));
+  }
+  return h;
+}
+
+/// Rows with columns in a window that moves with the row (consecutive rows
+/// share some), each column kept with probability 1/2; `empty` of every 4
+/// rows empty (rows 8..15, a whole panel of 8, too), m = 301 (no R divides).
+template <Value T, Index I>
+Csr<T, I> window_matrix(std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  const std::int64_t m = 301, k = 400;
+  std::vector<I> ptr{0}, col;
+  for (std::int64_t i = 0; i < m; ++i) {
+    const bool empty = (i >= 8 && i < 16) || gen() % 4 == 0 || i == m - 1;
+    if (!empty)
+      for (std::int64_t j = 0; j < 24; ++j)
+        if (gen() & 1) col.push_back(static_cast<I>((i / 3 * 4 + j) % k));
+    std::sort(col.begin() + ptr.back(), col.end());
+    col.erase(std::unique(col.begin() + ptr.back(), col.end()), col.end());
+    ptr.push_back(static_cast<I>(col.size()));
+  }
+  const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed + 1);
+  return Csr<T, I>(static_cast<I>(m), static_cast<I>(k), Array<I>(ptr), Array<I>(col),
+                   Array<T>(val));
+}
+
+/// Rows of 1..6 entries near the diagonal and one row (row 100) of 4000.
+template <Value T, Index I>
+Csr<T, I> long_row_matrix(std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  const std::int64_t m = 203, k = 4500;
+  std::vector<I> ptr{0}, col;
+  for (std::int64_t i = 0; i < m; ++i) {
+    if (i == 100) {
+      for (std::int64_t j = 0; j < 4000; ++j)
+        col.push_back(static_cast<I>(j + 250));
+    } else {
+      const std::int64_t len = static_cast<std::int64_t>(gen() % 6) + 1;
+      for (std::int64_t j = 0; j < len; ++j)
+        col.push_back(static_cast<I>(i + 2 * j));
+    }
+    ptr.push_back(static_cast<I>(col.size()));
+  }
+  const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed + 1);
+  return Csr<T, I>(static_cast<I>(m), static_cast<I>(k), Array<I>(ptr), Array<I>(col),
+                   Array<T>(val));
+}
+
+template <Value T, Index I>
+Csr<T, I> generated(Generator kind, std::int64_t n, int block, int points, double degree,
+                    std::uint64_t seed) {
+  GenSpec spec = default_gen_spec(kind);
+  spec.n = n;
+  if (block > 0) spec.block = block;
+  if (points > 0) spec.points = points;
+  if (degree > 0) spec.degree = degree;
+  spec.seed = seed % 1000000 + 1;
+  return generate<T, I>(spec);
+}
+
+template <Value T, Index I>
+std::vector<TestMatrix<T, I>> panel_matrices(std::uint64_t seed) {
+  std::vector<TestMatrix<T, I>> out;
+  out.push_back({"fem-b2-n10", generated<T, I>(Generator::Fem, 10, 2, 0, 0, seed)});
+  out.push_back({"fem-b3-n9", generated<T, I>(Generator::Fem, 9, 3, 0, 0, seed + 1)});
+  out.push_back({"stencil3d-27pt-n7", generated<T, I>(Generator::Stencil3d, 7, 0, 27, 0, seed)});
+  out.push_back({"random-500-d10", generated<T, I>(Generator::Random, 500, 0, 0, 10, seed)});
+  out.push_back({"window-empty-301", window_matrix<T, I>(seed + 2)});
+  out.push_back({"long-row-203", long_row_matrix<T, I>(seed + 3)});
+  return out;
+}
+
+/// How B and C are stored; row-major tight is the vector path (for n a
+/// multiple of the vector), the others one column per lane.
+struct Storage {
+  Layout b, c;
+  std::int64_t b_pad, c_pad;
+};
+constexpr Storage kStorages[] = {
+    {Layout::RowMajor, Layout::RowMajor, 0, 0},
+    {Layout::ColMajor, Layout::ColMajor, 3, 1},
+    {Layout::RowMajor, Layout::RowMajor, 1, 3},  // odd ld: no vector loads
+};
+
+std::int64_t ld_of(Layout l, std::int64_t rows, std::int64_t cols, std::int64_t pad) {
+  return (l == Layout::RowMajor ? cols : rows) + pad;
+}
+
+std::size_t at(Layout l, std::int64_t ld, std::int64_t i, std::int64_t j) {
+  return static_cast<std::size_t>(l == Layout::RowMajor ? i * ld + j : i + j * ld);
+}
+
+template <class T>
+std::vector<T> store(const std::vector<T>& logical, std::int64_t rows, std::int64_t cols, Layout l,
+                     std::int64_t ld, T fill) {
+  std::vector<T> s(static_cast<std::size_t>((l == Layout::RowMajor ? rows : cols) * ld), fill);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j)
+      s[at(l, ld, i, j)] = logical[static_cast<std::size_t>(i * cols + j)];
+  return s;
+}
+
+#if SPX_HAVE_CUDA
+
+/// C = alpha*A*B + beta*C0 on the device, with R forced (R > 0, through
+/// cuda::spmm_csr_row_panel_with) or through spmm() with row_panel (R = 0);
+/// C poisoned with NaN when beta = 0. Returns the logical C; counts the
+/// changed entries of C's padding (a sentinel) in `pad_changed`.
+template <Value T, Index I>
+std::vector<T> run_panel(const Csr<T, I>& dA, const std::vector<T>& B, std::int64_t n,
+                         const Storage& st, T alpha, T beta, const std::vector<T>& C0, int R,
+                         std::int64_t* pad_changed = nullptr) {
+  const std::int64_t m = dA.rows(), k = dA.cols();
+  const std::int64_t ldb = ld_of(st.b, k, n, st.b_pad), ldc = ld_of(st.c, m, n, st.c_pad);
+  const T nan = std::numeric_limits<T>::quiet_NaN(), sentinel = T{-777};
+  const Array<T> dB(store(B, k, n, st.b, ldb, nan), Space::Device);
+  Array<T> dC(store(beta == T{0} ? std::vector<T>(C0.size(), nan) : C0, m, n, st.c, ldc, sentinel),
+              Space::Device);
+  const DenseView<const T> bv{dB.data(), k, n, ldb, st.b, Space::Device};
+  const DenseView<T> cv{dC.data(), m, n, ldc, st.c, Space::Device};
+  if (R > 0) {
+    cuda::spmm_csr_row_panel_with(alpha, dA, bv, beta, cv, ExecContext{}, R);
+  } else {
+    SpmmOptions opts;
+    opts.algorithm = Algorithm::RowPanel;
+    const RunInfo info = spmm(alpha, dA, bv, beta, cv, opts);
+    EXPECT_EQ(info.algorithm, Algorithm::RowPanel);
+    EXPECT_EQ(info.backend, Backend::Cuda);
+  }
+  const std::vector<T> stored = dC.to_vector();
+  std::vector<T> got(static_cast<std::size_t>(m * n));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      got[static_cast<std::size_t>(i * n + j)] = stored[at(st.c, ldc, i, j)];
+  if (pad_changed != nullptr) {
+    *pad_changed = 0;
+    const std::int64_t outer = st.c == Layout::RowMajor ? m : n;
+    const std::int64_t inner = st.c == Layout::RowMajor ? n : m;
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t e = inner; e < ldc; ++e)
+        *pad_changed +=
+            std::memcmp(&stored[static_cast<std::size_t>(o * ldc + e)], &sentinel, sizeof(T)) != 0;
+  }
+  return got;
+}
+
+TYPED_TEST(CudaSpmmPanel, UnionStructureMatchesHost) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  for (const auto& [name, A] : panel_matrices<T, I>(seed)) {
+    const Csr<T, I> dA = A.to(Space::Device);
+    std::int64_t totals[3] = {0, 0, 0};
+    for (int q = 0; q < 3; ++q) {
+      const int R = kPanelRows[q];
+      const std::string what = fmt::format("{} R={} seed={}", name, R, seed);
+      const HostPanels want = host_panels(A, R);
+      totals[q] = static_cast<std::int64_t>(want.col.size());
+      const cuda::RowPanels<I>& got = cuda::row_panels(dA, R, ExecContext{});
+      EXPECT_EQ(got.rows, R) << what;
+      EXPECT_EQ(got.panels, (A.rows() + R - 1) / R) << what;
+      EXPECT_EQ(got.total, totals[q]) << what;
+      const std::vector<I> ptr = got.ptr.to_vector();
+      const std::vector<I> col = got.col.to_vector();
+      const std::vector<std::uint8_t> mask = got.mask.to_vector();
+      ASSERT_EQ(ptr.size(), want.ptr.size()) << what;
+      ASSERT_EQ(col.size(), want.col.size()) << what;
+      ASSERT_EQ(mask.size(), want.mask.size()) << what;
+      int bad = 0;
+      for (std::size_t p = 0; p < ptr.size(); ++p)
+        if (ptr[p] != want.ptr[p] && ++bad <= 5)
+          ADD_FAILURE() << what << ": ptr[" << p << "] = " << ptr[p] << ", want " << want.ptr[p];
+      for (std::size_t u = 0; u < col.size(); ++u)
+        if ((col[u] != want.col[u] || mask[u] != want.mask[u]) && ++bad <= 5)
+          ADD_FAILURE() << what << ": entry " << u << " = (" << col[u] << ", " << int{mask[u]}
+                        << "), want (" << want.col[u] << ", " << want.mask[u] << ")";
+      if (bad > 0) return;
+      EXPECT_LE(got.total, A.nnz()) << what;
+    }
+    // The plan's one-pass totals, on the device matrix and on the host one.
+    const cuda::PanelPlan dplan = cuda::panel_plan(dA, 64);
+    const cuda::PanelPlan hplan = cuda::panel_plan(A, 64);
+    for (int q = 0; q < 3; ++q) {
+      EXPECT_EQ(dplan.union_total[q], totals[q]) << name << " device plan, R=" << kPanelRows[q];
+      EXPECT_EQ(hplan.union_total[q], totals[q]) << name << " host plan, R=" << kPanelRows[q];
+    }
+  }
+}
+
+TYPED_TEST(CudaSpmmPanel, ForcedRowsMatchReference) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  struct Scalars {
+    T alpha, beta;
+  };
+  const Scalars scalars[] = {{T{1}, T{0}}, {T{2.5}, T{-0.5}}, {T{-1}, T{1}}, {T{0.5}, T{0}}};
+  const std::uint64_t seed = fresh_seed();
+  for (const auto& [name, A] : panel_matrices<T, I>(seed)) {
+    const Csr<T, I> dA = A.to(Space::Device);
+    const std::int64_t m = A.rows(), k = A.cols();
+    for (const std::int64_t n : kWidths) {
+      const std::uint64_t s = seed + static_cast<std::uint64_t>(n);
+      const auto B = random_vector<T>(k * n, s);
+      const auto C0 = random_vector<T>(m * n, s + 1);
+      const ProductReference product = reference_product(A, B, n);
+      for (const int R : kPanelRows) {
+        for (const Storage& st : kStorages) {
+          // The full grid with the first storage, two pairs with the others.
+          const std::size_t count = &st == kStorages ? std::size(scalars) : 2;
+          for (std::size_t e = 0; e < count; ++e) {
+            const auto [alpha, beta] = scalars[e];
+            const std::string what =
+                fmt::format("{} R={} n={} B {} ldb+{} C {} ldc+{} alpha={} beta={} seed={}", name,
+                            R, n, st.b == Layout::RowMajor ? "row" : "col", st.b_pad,
+                            st.c == Layout::RowMajor ? "row" : "col", st.c_pad, alpha, beta, seed);
+            std::int64_t pad_changed = 0;
+            const auto got = run_panel(dA, B, n, st, alpha, beta, C0, R, &pad_changed);
+            EXPECT_EQ(pad_changed, 0) << what << ": padding of C was written";
+            if (expect_matches(got, reference_spmm<T>(product, alpha, beta, C0), what) > 0 ||
+                pad_changed > 0)
+              return;
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Through spmm() with Algorithm::RowPanel (R from the plan), also for
+/// n ≤ 16 (lanes past n idle), and bitwise equal to the forced run with the
+/// plan's R.
+TYPED_TEST(CudaSpmmPanel, RegistryEntryRuns) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  for (const auto& [name, A] : panel_matrices<T, I>(seed)) {
+    const Csr<T, I> dA = A.to(Space::Device);
+    for (const std::int64_t n :
+         {std::int64_t{1}, std::int64_t{5}, std::int64_t{16}, std::int64_t{40}, std::int64_t{64}}) {
+      const auto B = random_vector<T>(A.cols() * n, seed + n);
+      const auto C0 = random_vector<T>(A.rows() * n, seed + n + 1);
+      const ProductReference product = reference_product(A, B, n);
+      const std::string what = fmt::format("{} n={} seed={}", name, n, seed);
+      const auto got = run_panel(dA, B, n, kStorages[0], T{1.5}, T{0}, C0, 0);
+      if (expect_matches(got, reference_spmm<T>(product, T{1.5}, T{0}, C0), what) > 0) return;
+      const int R = cuda::panel_plan(dA, n).rows;
+      const auto forced = run_panel(dA, B, n, kStorages[0], T{1.5}, T{0}, C0, R);
+      EXPECT_TRUE(bitwise_equal(got, forced)) << what << ": differs from R = " << R << " forced";
+    }
+  }
+}
+
+/// An Inf in row c of B reaches the rows that hold column c and no other
+/// row of their panels (a row adds nothing for a column it lacks, not 0·Inf).
+TYPED_TEST(CudaSpmmPanel, InfReachesOnlyItsRows) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  const Csr<T, I> A = window_matrix<T, I>(seed);
+  const Csr<T, I> dA = A.to(Space::Device);
+  const std::int64_t m = A.rows(), k = A.cols(), n = 40;
+  const std::vector<I> ptr = A.row_ptr().to_vector();
+  const std::vector<I> col = A.col_idx().to_vector();
+  // Columns 9 and 130 (held by a few rows each) get Inf in B; the
+  // reference of the other rows does not depend on them.
+  const std::int64_t inf_cols[] = {9, 130};
+  auto B = random_vector<T>(k * n, seed + 1);
+  auto B0 = B;
+  for (const std::int64_t c : inf_cols)
+    for (std::int64_t j = 0; j < n; ++j) {
+      B[c * n + j] = std::numeric_limits<T>::infinity();
+      B0[c * n + j] = T{0};
+    }
+  const auto C0 = random_vector<T>(m * n, seed + 2);
+  const Reference<T> ref = reference_spmm<T>(reference_product(A, B0, n), T{1}, T{0}, C0);
+  int holders = 0;
+  for (const int R : kPanelRows) {
+    for (const Storage& st : {kStorages[0], kStorages[1]}) {
+      const auto got = run_panel(dA, B, n, st, T{1}, T{0}, C0, R);
+      for (std::int64_t i = 0; i < m; ++i) {
+        bool holds = false;
+        for (I q = ptr[i]; q < ptr[i + 1]; ++q)
+          holds = holds || col[q] == inf_cols[0] || col[q] == inf_cols[1];
+        holders += holds ? 1 : 0;
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::size_t e = static_cast<std::size_t>(i * n + j);
+          if (holds) {
+            ASSERT_FALSE(std::isfinite(got[e])) << "row " << i << " holds an Inf column, R=" << R;
+          } else {
+            ASSERT_TRUE(std::isfinite(got[e]) && std::fabs(got[e] - ref.y[e]) <= ref.bound[e])
+                << "row " << i << " col " << j << " = " << got[e] << ", reference " << ref.y[e]
+                << ", R=" << R << " seed=" << seed;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(holders, 0);
+}
+
+/// New values written in place are used (the cached panels hold no values);
+/// results are bitwise equal run to run and with a rebuilt cache.
+TYPED_TEST(CudaSpmmPanel, ValuesInPlaceAndDeterministic) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  const Csr<T, I> A = generated<T, I>(Generator::Fem, 9, 3, 0, 0, seed);
+  const std::int64_t m = A.rows(), k = A.cols(), n = 64;
+  const auto B = random_vector<T>(k * n, seed + 1);
+  const auto C0 = random_vector<T>(m * n, seed + 2);
+  for (const int R : kPanelRows) {
+    Csr<T, I> dA = A.to(Space::Device);
+    const auto first = run_panel(dA, B, n, kStorages[0], T{1}, T{0.5}, C0, R);
+    const auto again = run_panel(dA, B, n, kStorages[0], T{1}, T{0.5}, C0, R);
+    const Csr<T, I> fresh = A.to(Space::Device);
+    const auto rebuilt = run_panel(fresh, B, n, kStorages[0], T{1}, T{0.5}, C0, R);
+    EXPECT_TRUE(bitwise_equal(first, again)) << "R=" << R << ": second run differs";
+    EXPECT_TRUE(bitwise_equal(first, rebuilt)) << "R=" << R << ": rebuilt panels differ";
+    // New values, same structure, written into the device matrix.
+    const auto values = random_vector<T>(A.nnz(), seed + 3 + static_cast<std::uint64_t>(R));
+    dA.values() = Array<T>(values, Space::Device);
+    const Csr<T, I> A2(static_cast<I>(m), static_cast<I>(k), Array<I>(A.row_ptr().to_vector()),
+                       Array<I>(A.col_idx().to_vector()), Array<T>(values));
+    const auto got = run_panel(dA, B, n, kStorages[0], T{1}, T{0.5}, C0, R);
+    const Reference<T> ref = reference_spmm<T>(reference_product(A2, B, n), T{1}, T{0.5}, C0);
+    if (expect_matches(got, ref, fmt::format("new values, R={} seed={}", R, seed)) > 0) return;
+  }
+}
+
+/// The Auto rule on device matrices: row panel on FEM b = 3 at n = 64 (and
+/// the run reports it), not on random rows, not for n = 8.
+TYPED_TEST(CudaSpmmPanel, AutoPicksRowPanelOnDevice) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const auto& registry = Registry<T, I>::instance();
+  const std::uint64_t seed = fresh_seed();
+  const Csr<T, I> fem = generated<T, I>(Generator::Fem, 20, 3, 0, 0, seed).to(Space::Device);
+  const Csr<T, I> rnd = generated<T, I>(Generator::Random, 2000, 0, 0, 10, seed).to(Space::Device);
+  EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{64}),
+            Algorithm::RowPanel);
+  EXPECT_NE(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{8}),
+            Algorithm::RowPanel);
+  EXPECT_NE(registry.choose_spmm(MatrixRef<T, I>{&rnd}, Backend::Cuda, SpmmShape{64}),
+            Algorithm::RowPanel);
+  const std::int64_t n = 64;
+  const auto B = random_vector<T>(fem.cols() * n, seed);
+  const Array<T> dB(B, Space::Device);
+  Array<T> dC(static_cast<std::size_t>(fem.rows() * n), Space::Device);
+  const RunInfo info = spmm(
+      T{1}, fem, DenseView<const T>{dB.data(), fem.cols(), n, n, Layout::RowMajor, Space::Device},
+      T{0}, DenseView<T>{dC.data(), fem.rows(), n, n, Layout::RowMajor, Space::Device});
+  EXPECT_EQ(info.algorithm, Algorithm::RowPanel);
+}
+
+#endif  // SPX_HAVE_CUDA
+
+/// The plan and the rule on host matrices (no GPU needed): the union
+/// totals against the host definition, the estimate as documented, and the
+/// choices of the rule.
+TYPED_TEST(CudaSpmmPanel, PlanAndRuleOnHost) {
+#if SPX_HAVE_CUDA
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  for (const auto& [name, A] : panel_matrices<T, I>(seed)) {
+    for (const std::int64_t n : {std::int64_t{17}, std::int64_t{64}, std::int64_t{200}}) {
+      const cuda::PanelPlan plan = cuda::panel_plan(A, n);
+      const double tile = static_cast<double>(std::min<std::int64_t>(n, 128) * sizeof(T));
+      const double csr = static_cast<double>(A.nnz()) * (tile + sizeof(T) + sizeof(I));
+      double best = 0;
+      int best_r = 0;
+      for (int q = 0; q < 3; ++q) {
+        const int R = kPanelRows[q];
+        const auto total = static_cast<std::int64_t>(host_panels(A, R).col.size());
+        EXPECT_EQ(plan.union_total[q], total) << name << " R=" << R;
+        const double est = static_cast<double>(total) * (tile + R * sizeof(T) + sizeof(I));
+        if (best_r == 0 || est < best) {
+          best = est;
+          best_r = R;
+        }
+      }
+      EXPECT_EQ(plan.rows, best_r) << name << " n=" << n;
+      EXPECT_NEAR(plan.ratio, best / csr, 1e-12) << name << " n=" << n;
+      EXPECT_EQ(plan.worth_it, best / csr < cuda::kPanelWorthIt) << name << " n=" << n;
+    }
+  }
+  const auto& registry = Registry<T, I>::instance();
+  const Csr<T, I> fem = generated<T, I>(Generator::Fem, 20, 3, 0, 0, seed);
+  const Csr<T, I> rnd = generated<T, I>(Generator::Random, 2000, 0, 0, 10, seed);
+  EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{64}),
+            Algorithm::RowPanel);
+  EXPECT_TRUE(cuda::panel_plan(fem, 64).worth_it);
+  EXPECT_NE(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{16}),
+            Algorithm::RowPanel);
+  EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&rnd}, Backend::Cuda, SpmmShape{64}),
+            Algorithm::RowSplit);
+  EXPECT_FALSE(cuda::panel_plan(rnd, 64).worth_it);
+  // R outside {2, 4, 8} is refused, naming the value.
+  std::vector<T> buf(8, T{0});
+  try {
+    cuda::spmm_csr_row_panel_with(T{1}, fem, DenseView<const T>{buf.data(), 1, 1, 1}, T{0},
+                                  DenseView<T>{buf.data() + 4, 1, 1, 1}, ExecContext{}, 3);
+    ADD_FAILURE() << "expected InvalidInput";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("got 3"), std::string::npos) << e.what();
+  }
+#else
+  GTEST_SKIP() << "CUDA backend not compiled";
+#endif
+}
+
+}  // namespace
+}  // namespace spx::test
