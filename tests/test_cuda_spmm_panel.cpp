@@ -402,7 +402,8 @@ TYPED_TEST(CudaSpmmPanel, ValuesInPlaceAndDeterministic) {
 }
 
 /// The Auto rule on device matrices: row panel on FEM b = 3 at n = 64 (and
-/// the run reports it), not on random rows, not for n = 8.
+/// the run reports it), not on long random rows (30 per row: no reuse, and
+/// outside the short-row band of the rule), not for n = 8.
 TYPED_TEST(CudaSpmmPanel, AutoPicksRowPanelOnDevice) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
@@ -410,7 +411,7 @@ TYPED_TEST(CudaSpmmPanel, AutoPicksRowPanelOnDevice) {
   const auto& registry = Registry<T, I>::instance();
   const std::uint64_t seed = fresh_seed();
   const Csr<T, I> fem = generated<T, I>(Generator::Fem, 20, 3, 0, 0, seed).to(Space::Device);
-  const Csr<T, I> rnd = generated<T, I>(Generator::Random, 2000, 0, 0, 10, seed).to(Space::Device);
+  const Csr<T, I> rnd = generated<T, I>(Generator::Random, 2000, 0, 0, 30, seed).to(Space::Device);
   EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{64}),
             Algorithm::RowPanel);
   EXPECT_NE(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{8}),
@@ -448,6 +449,7 @@ TYPED_TEST(CudaSpmmPanel, PlanAndRuleOnHost) {
         const int R = kPanelRows[q];
         const auto total = static_cast<std::int64_t>(host_panels(A, R).col.size());
         EXPECT_EQ(plan.union_total[q], total) << name << " R=" << R;
+        if (R * sizeof(T) > cuda::kPanelMaxValueBytes) continue;
         const double est = static_cast<double>(total) * (tile + R * sizeof(T) + sizeof(I));
         if (best_r == 0 || est < best) {
           best = est;
@@ -456,12 +458,15 @@ TYPED_TEST(CudaSpmmPanel, PlanAndRuleOnHost) {
       }
       EXPECT_EQ(plan.rows, best_r) << name << " n=" << n;
       EXPECT_NEAR(plan.ratio, best / csr, 1e-12) << name << " n=" << n;
-      EXPECT_EQ(plan.worth_it, best / csr < cuda::kPanelWorthIt) << name << " n=" << n;
+      const double mean = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
+      const bool near = best / csr < cuda::kPanelNearRatio && mean >= cuda::kPanelMinMean &&
+                        mean <= cuda::kPanelMaxMean;
+      EXPECT_EQ(plan.worth_it, best / csr < cuda::kPanelWorthIt || near) << name << " n=" << n;
     }
   }
   const auto& registry = Registry<T, I>::instance();
   const Csr<T, I> fem = generated<T, I>(Generator::Fem, 20, 3, 0, 0, seed);
-  const Csr<T, I> rnd = generated<T, I>(Generator::Random, 2000, 0, 0, 10, seed);
+  const Csr<T, I> rnd = generated<T, I>(Generator::Random, 2000, 0, 0, 30, seed);
   EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{64}),
             Algorithm::RowPanel);
   EXPECT_TRUE(cuda::panel_plan(fem, 64).worth_it);

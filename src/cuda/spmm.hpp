@@ -3,6 +3,7 @@
 // context's stream and check every launch. No fmt here (nvcc includes it).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -90,10 +91,23 @@ struct RowPanels {
 template <Value T, Index I>
 const RowPanels<I>& row_panels(const Csr<T, I>& A, int R, const ExecContext& ctx);
 
-/// Threshold of the row panel rule: the panel kernel's estimated traffic
-/// must be below this fraction of CSR's (see panel_plan). A first guess, to
-/// be tuned on the GPU.
+/// The row panel rule (panel_plan), from the H200 benchmark at n = 64
+/// (session 5, bench/results/): the panel kernel is worth it when its
+/// estimated traffic is below kPanelWorthIt of CSR's (FEM, 9- and 27-point
+/// stencils: 1.2-2.0× row split), or below kPanelNearRatio of it on rows of
+/// kPanelMinMean to kPanelMaxMean nonzeros on average, where R rows per warp
+/// keep more loads of B in flight even without reuse (7-point stencil and
+/// random-d10: 3-23% faster than row split; the 5-point stencil and banded,
+/// 3.5-5 per row, were up to 48% slower).
 inline constexpr double kPanelWorthIt = 0.6;
+inline constexpr double kPanelNearRatio = 1.1;
+inline constexpr double kPanelMinMean = 6.0;
+inline constexpr double kPanelMaxMean = 16.0;
+/// The largest R·sizeof(T) the plan takes: a union entry's R values are
+/// staged and held per lane, and f64 at R = 8 (64 bytes) needed up to 128
+/// registers and ran 8-25% slower than R = 4 on FEM b = 2, 3 and the 9- and
+/// 27-point stencils (4% faster only on FEM b = 6).
+inline constexpr std::size_t kPanelMaxValueBytes = 32;
 
 /// The choice of R for the row panel kernel at width n. The union totals
 /// U_2, U_4, U_8 are counted once per matrix (on the device for a device
@@ -104,13 +118,16 @@ inline constexpr double kPanelWorthIt = 0.6;
 ///   CSR:     nnz · (t + sizeof(T) + sizeof(I));
 /// the R·sizeof(T) term stands for the R values each union entry brings
 /// (read from A and broadcast to the warp, R accumulators updated). The
-/// best R has the smallest estimate (ties: the smaller R); the kernel is
-/// "worth it" when that estimate is below kPanelWorthIt times CSR's.
+/// best R, among those with R·sizeof(T) ≤ kPanelMaxValueBytes, has the
+/// smallest estimate (ties: the smaller R); the kernel is "worth it" when
+/// that estimate is below kPanelWorthIt times CSR's, or below
+/// kPanelNearRatio times it with a mean row length in [kPanelMinMean,
+/// kPanelMaxMean].
 struct PanelPlan {
   int rows = 2;                      ///< the best R
   std::int64_t union_total[3] = {};  ///< U_2, U_4, U_8
   double ratio = 1.0;                ///< estimate of the best R / estimate of CSR
-  bool worth_it = false;             ///< ratio < kPanelWorthIt
+  bool worth_it = false;             ///< see panel_plan
 };
 template <Value T, Index I>
 PanelPlan panel_plan(const Csr<T, I>& A, std::int64_t n);

@@ -490,6 +490,7 @@ PanelPlan panel_plan(const Csr<T, I>& A, std::int64_t n) {
   for (int q = 0; q < 3; ++q) {
     const int R = 2 << q;
     plan.union_total[q] = t.u[q];
+    if (R * sizeof(T) > kPanelMaxValueBytes) continue;
     const double est = static_cast<double>(t.u[q]) * (tile + R * sizeof(T) + sizeof(I));
     if (q == 0 || est < best) {
       best = est;
@@ -497,7 +498,10 @@ PanelPlan panel_plan(const Csr<T, I>& A, std::int64_t n) {
     }
   }
   plan.ratio = csr > 0 ? best / csr : 1.0;
-  plan.worth_it = plan.ratio < kPanelWorthIt;
+  const double mean =
+      A.rows() > 0 ? static_cast<double>(A.nnz()) / static_cast<double>(A.rows()) : 0.0;
+  plan.worth_it = plan.ratio < kPanelWorthIt ||
+                  (plan.ratio < kPanelNearRatio && mean >= kPanelMinMean && mean <= kPanelMaxMean);
   return plan;
 }
 
