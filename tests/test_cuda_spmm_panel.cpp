@@ -226,7 +226,8 @@ TYPED_TEST(CudaSpmmPanel, UnionStructureMatchesHost) {
       const std::string what = fmt::format("{} R={} seed={}", name, R, seed);
       const HostPanels want = host_panels(A, R);
       totals[q] = static_cast<std::int64_t>(want.col.size());
-      const cuda::RowPanels<I>& got = cuda::row_panels(dA, R, ExecContext{});
+      const ExecContext ctx{};
+      const cuda::RowPanels<I>& got = cuda::row_panels(dA, R, ctx);
       EXPECT_EQ(got.rows, R) << what;
       EXPECT_EQ(got.panels, (A.rows() + R - 1) / R) << what;
       EXPECT_EQ(got.total, totals[q]) << what;
