@@ -74,21 +74,8 @@ __device__ __forceinline__ void for_each_nonzero(std::int64_t begin, std::int64_
     }
     for (int t0 = 0; t0 < count; t0 += kGroup) {
       T b[kGroup][kCols];
-#pragma unroll
-      for (int u = 0; u < kGroup; ++u) {
-        const int t = t0 + u;
-        const I ct = __shfl_sync(kFullMask, c, t % kWarp);
-#pragma unroll
-        for (int q = 0; q < NV; ++q) {
-          if (t < count && tile.active[q]) {
-            load_b_vec<VEC>(B, ct, tile.column(q), &b[u][q * VEC]);
-          } else {
-#pragma unroll
-            for (int e = 0; e < VEC; ++e)
-              b[u][q * VEC + e] = T{0};
-          }
-        }
-      }
+      load_b_group<kGroup>(
+          B, tile, t0, count, [&](int t) { return __shfl_sync(kFullMask, c, t % kWarp); }, b);
 #pragma unroll
       for (int u = 0; u < kGroup; ++u) {
         const T vt = __shfl_sync(kFullMask, v, (t0 + u) % kWarp);

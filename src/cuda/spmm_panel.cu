@@ -401,21 +401,8 @@ __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per
     __syncwarp();
     for (int t0 = 0; t0 < count; t0 += kGroup) {
       T b[kGroup][kCols];
-#pragma unroll
-      for (int u = 0; u < kGroup; ++u) {
-        const int t = t0 + u;
-        const I ct = batch.col[t % kWarp];
-#pragma unroll
-        for (int q = 0; q < NV; ++q) {
-          if (t < count && tile.active[q]) {
-            load_b_vec<VEC>(B, ct, tile.column(q), &b[u][q * VEC]);
-          } else {
-#pragma unroll
-            for (int e = 0; e < VEC; ++e)
-              b[u][q * VEC + e] = T{0};
-          }
-        }
-      }
+      load_b_group<kGroup>(
+          B, tile, t0, count, [&](int t) { return batch.col[t % kWarp]; }, b);
 #pragma unroll
       for (int u = 0; u < kGroup; ++u) {
         const int t = t0 + u;

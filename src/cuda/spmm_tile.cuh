@@ -192,4 +192,29 @@ inline void with_lane_tile(const Strided<const T>& B, const Strided<T>& C, std::
   }
 }
 
+/// b[u] = this lane's columns of row col_of(t0 + u) of B, for the kGroup
+/// entries t0 + u of a batch of `count`; zeros past the batch and for
+/// inactive vectors. The kGroup·NV loads are independent (issued before any
+/// use). Every lane calls col_of(t0 + u) for every u (it may shuffle).
+template <int kGroup, int VEC, int NV, class T, class ColOf>
+__device__ __forceinline__ void load_b_group(const Strided<const T>& B,
+                                             const LaneTile<VEC, NV>& tile, int t0, int count,
+                                             ColOf&& col_of, T (&b)[kGroup][VEC * NV]) {
+#pragma unroll
+  for (int u = 0; u < kGroup; ++u) {
+    const int t = t0 + u;
+    const auto ct = col_of(t);
+#pragma unroll
+    for (int q = 0; q < NV; ++q) {
+      if (t < count && tile.active[q]) {
+        load_b_vec<VEC>(B, ct, tile.column(q), &b[u][q * VEC]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < VEC; ++e)
+          b[u][q * VEC + e] = T{0};
+      }
+    }
+  }
+}
+
 }  // namespace spx::cuda::spmm_tile
