@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "baselines/baselines.hpp"
 #include "bench.hpp"
 #include "common.hpp"
 #include "spx/convert.hpp"
@@ -201,7 +202,7 @@ TEST(Bench, EveryKernelRecordedAndBrokenKernelMarked) {
       if (r.format == Format::Csr) {
         EXPECT_EQ(r.break_even, "none-needed") << what;
       }
-      saw_eigen = saw_eigen || r.algorithm == Algorithm::Eigen;
+      saw_eigen = saw_eigen || r.algorithm == spx::baselines::Eigen;
     } else {
       // A refusal by design is fine, but it must say why.
       EXPECT_FALSE(r.reason.empty()) << what;
@@ -217,7 +218,7 @@ TEST(Bench, EveryKernelRecordedAndBrokenKernelMarked) {
   ASSERT_TRUE(s.best_algorithm.has_value());
   EXPECT_NE(*s.best_algorithm, Algorithm::Scalar);
   EXPECT_NE(*s.best_algorithm, Algorithm::Balanced);
-  EXPECT_EQ(s.baseline_algorithm, Algorithm::Eigen);
+  EXPECT_EQ(s.baseline_algorithm, spx::baselines::Eigen);
   EXPECT_TRUE(s.speedup.has_value());
   EXPECT_NE(bench::format_table(res).find("CHECK FAILED"), std::string::npos);
 

@@ -23,6 +23,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include "baselines/baselines.hpp"
 #include "common.hpp"
 #include "cuda_common.hpp"
 #include "matrices.hpp"
@@ -141,7 +142,7 @@ TYPED_TEST(CudaKernels, SpxKernelsAgreeWithCusparse) {
     // Both results lie within the reference bound of the exact product, so
     // within twice the bound of each other.
     const auto ref = reference_spmv<T, I>(T{2}, A, x, T{-1}, y0);
-    const auto base = device_spmv(dA, Algorithm::CusparseCsrAlg2, T{2}, x, T{-1}, y0);
+    const auto base = device_spmv(dA, spx::baselines::CusparseCsrAlg2, T{2}, x, T{-1}, y0);
     for (const auto* k : cuda_kernels<T, I>(Format::Csr, false)) {
       const auto got = device_spmv(dA, k->info.algorithm, T{2}, x, T{-1}, y0);
       int bad = 0;
@@ -187,14 +188,14 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
   Csr<T, I> dA = A.to(Space::Device);
   const auto x = random_vector<T>(A.cols(), fresh_seed());
   const auto y0 = random_vector<T>(A.rows(), fresh_seed());
-  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::CusparseCsrAlg1,
-                      Algorithm::CusparseCsrAlg2}) {
+  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, spx::baselines::CusparseCsrAlg1,
+                      spx::baselines::CusparseCsrAlg2}) {
     const auto first = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
     const auto again = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
     EXPECT_EQ(expect_matches(again, reference_spmv<T, I>(T{1}, A, x, T{0.5}, y0),
                              std::string(to_string(a))),
               0);
-    if (a != Algorithm::CusparseCsrAlg1) {
+    if (a != spx::baselines::CusparseCsrAlg1) {
       EXPECT_TRUE(bitwise_equal(first, again)) << to_string(a);
     }
   }
@@ -204,8 +205,8 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
   detail::copy_bytes(dA.values().data(), Space::Device, fresh.data(), Space::Host,
                      fresh.size() * sizeof(T));
   const auto ref = reference_spmv<T, I>(T{1}, A, x, T{0.5}, y0);
-  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::CusparseCsrAlg1,
-                      Algorithm::CusparseCsrAlg2})
+  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, spx::baselines::CusparseCsrAlg1,
+                      spx::baselines::CusparseCsrAlg2})
     EXPECT_EQ(expect_matches(device_spmv(dA, a, T{1}, x, T{0.5}, y0), ref,
                              fmt::format("{} after new values", to_string(a))),
               0);

@@ -29,6 +29,7 @@
 
 #include <fmt/format.h>
 
+#include "baselines/baselines.hpp"
 #include "common.hpp"
 #include "cuda_common.hpp"
 #if SPX_HAVE_CUDA
@@ -210,9 +211,9 @@ TYPED_TEST(CudaBlocked, BcsrKernelsMatchReferenceAtEveryBlockSize) {
       EXPECT_EQ(ran.count(Algorithm::BlockByBlock), b <= 5 ? 1u : 0u) << name;
       EXPECT_EQ(ran.count(Algorithm::BlockRowShared), b >= 16 ? 1u : 0u) << name;
       EXPECT_EQ(ran.count(Algorithm::BlockSubWarp), b <= 4 ? 1u : 0u) << name;
-      EXPECT_EQ(ran.count(Algorithm::CusparseBsrAlg1), b >= 2 ? 1u : 0u) << name;
+      EXPECT_EQ(ran.count(spx::baselines::CusparseBsrAlg1), b >= 2 ? 1u : 0u) << name;
       const bool bsrmv = b >= 2 && std::same_as<I, std::int32_t>;
-      EXPECT_EQ(ran.count(Algorithm::CusparseBsrmv), bsrmv ? 1u : 0u) << name;
+      EXPECT_EQ(ran.count(spx::baselines::CusparseBsrmv), bsrmv ? 1u : 0u) << name;
     }
   }
 }
@@ -312,8 +313,8 @@ TYPED_TEST(CudaBlocked, BcsrRefusalsGiveReasons) {
       EXPECT_NE(sub_warp.find("block_sub_warp needs b <= 4"), std::string::npos) << sub_warp;
     }
     EXPECT_EQ(reason(Algorithm::BlockByColumn), "");
-    EXPECT_EQ(reason(Algorithm::CusparseBsrAlg1).empty(), b >= 2);
-    const std::string bsrmv = reason(Algorithm::CusparseBsrmv);
+    EXPECT_EQ(reason(spx::baselines::CusparseBsrAlg1).empty(), b >= 2);
+    const std::string bsrmv = reason(spx::baselines::CusparseBsrmv);
     const bool bsrmv_runs = b >= 2 && std::same_as<I, std::int32_t>;
     EXPECT_EQ(bsrmv.empty(), bsrmv_runs) << bsrmv;
     if (!std::same_as<I, std::int32_t>) {

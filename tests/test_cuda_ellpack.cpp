@@ -24,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include "baselines/baselines.hpp"
 #include "common.hpp"
 #include "cuda_common.hpp"
 #include "reference.hpp"
@@ -191,7 +192,7 @@ TYPED_TEST(CudaEllpack, EveryKernelOnGeometryCases) {
         const std::string reason = k->can_run(spx::ref(m));
         if (!reason.empty()) {
           // The only refusal expected: cuSPARSE SELL on a permuted SELL.
-          EXPECT_EQ(k->info.algorithm, Algorithm::CusparseSellAlg1) << vname << " " << reason;
+          EXPECT_EQ(k->info.algorithm, spx::baselines::CusparseSellAlg1) << vname << " " << reason;
           EXPECT_EQ(vname.find("sigma=1 "), std::string::npos) << vname;
           continue;
         }
@@ -309,7 +310,7 @@ TYPED_TEST(CudaEllpack, CusparseSellRefusesPermutedSellWithAReason) {
   o.sigma = 256;
   const Sell<T, I> dsorted = to_sell(A, o).to(Space::Device);
   ASSERT_FALSE(dsorted.perm().empty());
-  const auto* k = Registry<T, I>::instance().find_spmv(Format::Sell, Algorithm::CusparseSellAlg1,
+  const auto* k = Registry<T, I>::instance().find_spmv(Format::Sell, spx::baselines::CusparseSellAlg1,
                                                        Backend::Cuda);
   ASSERT_NE(k, nullptr);
   EXPECT_TRUE(k->info.baseline);
@@ -319,7 +320,7 @@ TYPED_TEST(CudaEllpack, CusparseSellRefusesPermutedSellWithAReason) {
   const Array<T> dx = Array<T>(x).to(Space::Device);
   Array<T> dy = Array<T>(nan_vector<T>(A.rows())).to(Space::Device);
   SpmvOptions opts;
-  opts.algorithm = Algorithm::CusparseSellAlg1;
+  opts.algorithm = spx::baselines::CusparseSellAlg1;
   EXPECT_THROW(spmv(T{1}, dsorted, dx, T{0}, dy, opts), Unsupported);
   // σ = 1 runs.
   o.sigma = 1;
@@ -343,7 +344,7 @@ TYPED_TEST(CudaEllpack, CusparseSellPlanSurvivesNewValues) {
     const Array<T> dx = Array<T>(x).to(Space::Device);
     Array<T> dy = Array<T>(y0).to(Space::Device);
     SpmvOptions opts;
-    opts.algorithm = Algorithm::CusparseSellAlg1;
+    opts.algorithm = spx::baselines::CusparseSellAlg1;
     spmv(T{1.5}, M, dx, T{0.5}, dy, opts);
     return dy.to_vector();
   };

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "baselines/baselines.hpp"
 #include "common.hpp"
 #include "cuda_common.hpp"
 #include "matrices.hpp"
@@ -617,7 +618,7 @@ TYPED_TEST(SpmmKernels, TrivialCases) {
   // naming the size (checked on the host; the kernel exists when CUDA is
   // compiled in).
   if (const auto* gemm =
-          Registry<T, I>::instance().find_spmm(Format::Csr, Algorithm::CublasGemm, Backend::Cuda)) {
+          Registry<T, I>::instance().find_spmm(Format::Csr, spx::baselines::CublasGemm, Backend::Cuda)) {
     const Csr<T, I> huge(I{1} << 20, I{1} << 20,
                          Array<I>(std::vector<I>((std::size_t{1} << 20) + 1, I{0})), Array<I>(),
                          Array<T>());

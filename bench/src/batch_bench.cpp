@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "baselines/baselines.hpp"
 #include "bench.hpp"
 #include "device.hpp"
 #include "ops_common.hpp"
@@ -395,7 +396,7 @@ void summarize_batch(Results& res) {
         errors += r.status == Status::Error;
         if (r.status != Status::Ok || r.correct != true || !r.time_s) continue;
         if (r.baseline) {
-          if (r.algorithm == Algorithm::CusparseLoop) {
+          if (r.algorithm == spx::baselines::CusparseLoop) {
             loop = &r;
           } else if (strided == nullptr || *r.time_s < *strided->time_s) {
             strided = &r;

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "baselines/baselines.hpp"
 #include "bench.hpp"
 #include "ops_common.hpp"
 #include "spx/core/error.hpp"
@@ -104,6 +105,7 @@ void run_members(const Suite& suite, const Config& config, Timer& timer, Results
 }  // namespace
 
 RunContext start_run(const Config& config) {
+  baselines::install();  // cuSPARSE / cuBLAS / Eigen, registered beside SpX's kernels
   RunContext run;
   run.spx_version = SPX_VERSION;
   run.commit = std::string(build_commit());

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "baselines/baselines.hpp"
 #include "bench.hpp"
 #include "device.hpp"
 #include "ops_common.hpp"
@@ -534,7 +535,7 @@ void summarize_spmm(Results& res) {
           failed += r.correct == false;
           errors += r.status == Status::Error;
           if (r.status != Status::Ok || r.correct != true || !r.time_s) continue;
-          if (r.algorithm == Algorithm::CublasGemm) {
+          if (r.algorithm == spx::baselines::CublasGemm) {
             gemm = &r;
             continue;
           }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "spx/batch/batch.hpp"
+#include "spx/convert.hpp"
 #include "spx/core/enums.hpp"
 #include "spx/core/types.hpp"
 #include "spx/core/view.hpp"
@@ -82,11 +83,33 @@ struct SpmmKernel {
       run;
 };
 
+/// What every backend provides besides kernels: y = beta*y over n entries and
+/// C = beta*C over a dense matrix (beta = 0 writes zeros without reading).
+template <Value T>
+struct VectorOps {
+  std::function<void(T beta, T* y, std::int64_t n, const ExecContext&)> scale;
+  std::function<void(T beta, DenseView<T> C, const ExecContext&)> scale_dense;
+};
+
+/// A conversion from CSR executed by one backend where the matrix lives; the
+/// core has checked the options before it runs (src/core/convert_*.cpp).
+template <Value T, Index I>
+struct Conversion {
+  Format to = Format::Csr;
+  Backend backend = Backend::Cpu;
+  std::function<Matrix<T, I>(const Csr<T, I>&, const ConvertOptions&)> run;
+};
+
 template <Value T, Index I>
 class Registry {
  public:
-  /// The registry with every kernel compiled into this build.
+  /// The registry with every kernel of the backends compiled into this build
+  /// (and those added by `extend`).
   static const Registry& instance();
+  /// Adds kernels from outside the library, such as the benchmark's
+  /// baselines (target spx_baselines): `add` runs once on the registry. Call
+  /// it at start-up, before any product or enumeration runs.
+  static void extend(void (*add)(Registry&));
 
   std::span<const SpmvKernel<T, I>> spmv_kernels() const { return spmv_; }
   /// nullptr when no kernel is registered for the triple.
@@ -111,7 +134,23 @@ class Registry {
   /// backend `b`. Throws Unsupported when no rule is registered.
   Algorithm choose_spmm(MatrixRef<T, I> A, Backend b, const SpmmShape& shape) const;
 
+  /// The vector operations of backend `b`. Throws Unsupported when this build
+  /// has no such backend.
+  const VectorOps<T>& vector_ops(Backend b) const;
+  /// The conversion from CSR to `to` on backend `b`, or nullptr.
+  const Conversion<T, I>* find_conversion(Format to, Backend b) const;
+
   // ---- registration (used by the backends while the registry is built) ----
+
+  void set_vector_ops(Backend b, VectorOps<T> ops) { vector_ops_.push_back({b, std::move(ops)}); }
+  /// Registers the conversion CSR → M on `backend`.
+  template <class M>
+  void add_conversion(Backend backend,
+                      std::function<M(const Csr<T, I>&, const ConvertOptions&)> run) {
+    conversions_.push_back(Conversion<T, I>{
+        M::kFormat, backend,
+        [run](const Csr<T, I>& A, const ConvertOptions& o) { return Matrix<T, I>{run(A, o)}; }});
+  }
 
   /// Registers a kernel written for one concrete format `M`.
   template <class M>
@@ -178,6 +217,9 @@ class Registry {
 
  private:
   Registry();
+  static Registry& mutable_instance();
+  std::vector<std::pair<Backend, VectorOps<T>>> vector_ops_;
+  std::vector<Conversion<T, I>> conversions_;
   struct AutoRule {
     Format format;
     Backend backend;

@@ -8,6 +8,7 @@
 // once. The cached work buffer is shared by every call on that matrix:
 // concurrent calls on one matrix from several streams are not supported for
 // the baselines (SpX's own kernels allow them).
+#include "baselines/baselines.hpp"
 #include "baselines/cusparse.hpp"
 #include "baselines/cusparse_common.hpp"
 
@@ -182,13 +183,13 @@ void register_cusparse(Registry<T, I>& reg) {
     return A.sorted() ? "" : "cuSPARSE COO SpMV needs entries sorted by row; use sort_coo()";
   };
 
-  reg.template add_spmv<CsrM>(info(Algorithm::CusparseCsrAlg1, false), always<CsrM>,
+  reg.template add_spmv<CsrM>(info(baselines::CusparseCsrAlg1, false), always<CsrM>,
                               csr(CUSPARSE_SPMV_CSR_ALG1, "CSR, CUSPARSE_SPMV_CSR_ALG1"));
-  reg.template add_spmv<CsrM>(info(Algorithm::CusparseCsrAlg2, true), always<CsrM>,
+  reg.template add_spmv<CsrM>(info(baselines::CusparseCsrAlg2, true), always<CsrM>,
                               csr(CUSPARSE_SPMV_CSR_ALG2, "CSR, CUSPARSE_SPMV_CSR_ALG2"));
-  reg.template add_spmv<CooM>(info(Algorithm::CusparseCooAlg1, false), sorted,
+  reg.template add_spmv<CooM>(info(baselines::CusparseCooAlg1, false), sorted,
                               coo(CUSPARSE_SPMV_COO_ALG1, "COO, CUSPARSE_SPMV_COO_ALG1"));
-  reg.template add_spmv<CooM>(info(Algorithm::CusparseCooAlg2, true), sorted,
+  reg.template add_spmv<CooM>(info(baselines::CusparseCooAlg2, true), sorted,
                               coo(CUSPARSE_SPMV_COO_ALG2, "COO, CUSPARSE_SPMV_COO_ALG2"));
 }
 

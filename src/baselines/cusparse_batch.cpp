@@ -29,7 +29,8 @@
 
 #include <fmt/format.h>
 
-#include "core/backend.hpp"
+#include "baselines/baselines.hpp"
+#include "cuda/register.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/batch_kernels.hpp"
 #include "cuda/check.hpp"
@@ -321,15 +322,15 @@ void register_cusparse_batch(Registry<T, I>& reg) {
   const auto baseline = [](Algorithm a) {
     return KernelInfo{Op::BatchSpmv, Format::Csr, a, Backend::Cuda, true, true};
   };
-  reg.template add_batch_spmv<Csr>(baseline(Algorithm::CusparseLoop), always<Csr>,
+  reg.template add_batch_spmv<Csr>(baseline(baselines::CusparseLoop), always<Csr>,
                                    cusparse_loop<T, I>);
   reg.template add_batch_spmv<Csr>(
-      baseline(Algorithm::CusparseSpmmAlg1), spmm_qualifies<T, I>,
+      baseline(baselines::CusparseSpmmAlg1), spmm_qualifies<T, I>,
       [](T alpha, const Csr& A, const T* x, T beta, T* y, const ExecContext& ctx) {
         cusparse_spmm(CUSPARSE_SPMM_CSR_ALG1, alpha, A, x, beta, y, ctx);
       });
   reg.template add_batch_spmv<Csr>(
-      baseline(Algorithm::CusparseSpmmAlg2), spmm_qualifies<T, I>,
+      baseline(baselines::CusparseSpmmAlg2), spmm_qualifies<T, I>,
       [](T alpha, const Csr& A, const T* x, T beta, T* y, const ExecContext& ctx) {
         cusparse_spmm(CUSPARSE_SPMM_CSR_ALG2, alpha, A, x, beta, y, ctx);
       });

@@ -28,6 +28,7 @@
 // algorithm value, and kBsrmvKey for bsrmv). The cached work buffer is shared
 // by every call on that matrix, so concurrent calls on one matrix from several
 // streams are not supported for these baselines.
+#include "baselines/baselines.hpp"
 #include "baselines/cusparse_bsr.hpp"
 #include "baselines/cusparse_common.hpp"
 
@@ -222,9 +223,9 @@ void register_cusparse_bsr(Registry<T, I>& reg) {
                                : "cuSPARSE BSR needs b >= 2 (b = 1 is plain CSR: compare with "
                                  "the cuSPARSE CSR baselines)";
   };
-  reg.template add_spmv<M>(info(Algorithm::CusparseBsrAlg1), not_csr, spmv_bsr_alg1<T, I>);
+  reg.template add_spmv<M>(info(baselines::CusparseBsrAlg1), not_csr, spmv_bsr_alg1<T, I>);
   reg.template add_spmv<M>(
-      info(Algorithm::CusparseBsrmv),
+      info(baselines::CusparseBsrmv),
       [not_csr](const M& A) -> std::string {
         if (!std::same_as<I, std::int32_t>)
           return "cuSPARSE bsrmv takes 32-bit indices (int); this matrix has 64-bit indices "

@@ -17,6 +17,7 @@
 // of handles; the two files do not share internals). As for the other
 // baselines, the cached work buffer means concurrent calls on one matrix from
 // several streams are not supported.
+#include "baselines/baselines.hpp"
 #include "baselines/cusparse_sell.hpp"
 #include "baselines/cusparse_common.hpp"
 
@@ -129,7 +130,7 @@ void register_cusparse_sell(Registry<T, I>& reg) {
   using SellM = Sell<T, I>;
   // cuSPARSE documents CUSPARSE_SPMV_SELL_ALG1 as bitwise reproducible.
   reg.template add_spmv<SellM>(
-      KernelInfo{Op::Spmv, Format::Sell, Algorithm::CusparseSellAlg1, Backend::Cuda, true, true},
+      KernelInfo{Op::Spmv, Format::Sell, baselines::CusparseSellAlg1, Backend::Cuda, true, true},
       can_run_sell<T, I>, spmv_sell<T, I>);
 }
 

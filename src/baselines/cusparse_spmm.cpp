@@ -25,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include "baselines/baselines.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "cuda/spmm.hpp"
@@ -273,20 +274,20 @@ void register_spmm_baselines(Registry<T, I>& reg) {
                  const ExecContext& ctx) { cusparse_spmm(alg, alpha, A, B, beta, C, ctx); };
   };
   reg.template add_spmm<CsrM>(
-      baseline(Algorithm::CusparseSpmmAlg1),
+      baseline(baselines::CusparseSpmmAlg1),
       [](const CsrM&, const SpmmShape& s) { return cusparse_layouts(Layout::ColMajor, s); },
       spmm_with(CUSPARSE_SPMM_CSR_ALG1));
   reg.template add_spmm<CsrM>(
-      baseline(Algorithm::CusparseSpmmAlg2),
+      baseline(baselines::CusparseSpmmAlg2),
       [](const CsrM&, const SpmmShape& s) { return cusparse_layouts(Layout::RowMajor, s); },
       spmm_with(CUSPARSE_SPMM_CSR_ALG2));
   reg.template add_spmm<CsrM>(
-      baseline(Algorithm::CusparseSpmmAlg3),
+      baseline(baselines::CusparseSpmmAlg3),
       [](const CsrM&, const SpmmShape& s) { return cusparse_layouts(Layout::RowMajor, s); },
       spmm_with(CUSPARSE_SPMM_CSR_ALG3));
   // cuBLAS documents bitwise reproducible results for one toolkit version
   // and GPU model (one stream per handle, as here).
-  const KernelInfo gemm_info = baseline(Algorithm::CublasGemm);
+  const KernelInfo gemm_info = baseline(baselines::CublasGemm);
   reg.template add_spmm<CsrM>(gemm_info, gemm_can_run<T, I>, cublas_gemm<T, I>);
 }
 

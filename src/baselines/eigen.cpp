@@ -8,7 +8,8 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
-#include "core/backend.hpp"
+#include "baselines/baselines.hpp"
+#include "spx/registry.hpp"
 #include "core/instantiate.hpp"
 
 namespace spx::detail {
@@ -40,7 +41,7 @@ void register_eigen_baseline(Registry<T, I>& reg) {
   using CsrM = Csr<T, I>;
   const KernelInfo info{Op::Spmv,
                         Format::Csr,
-                        Algorithm::Eigen,
+                        baselines::Eigen,
                         Backend::Cpu,
                         /*deterministic=*/true,
                         /*baseline=*/true};

@@ -1,26 +1,65 @@
-// What each backend provides to the dispatcher. The CPU backend lives in
-// src/cpu, the CUDA backend in src/cuda; a build without CUDA links stubs
-// (src/core/registry.cpp) that register nothing.
+// What a backend gives the core. A backend is a library of its own (src/cpu,
+// src/cuda; a HIP backend would be src/hip) that describes itself with one
+// BackendModule: its memory (allocate, free, copy) and the function that adds
+// its kernels, Auto rules, conversions and vector operations to the registry
+// of each (value, index) pair. The library target lists the modules it is
+// built with in a generated file (CMakeLists.txt: SPX_BACKENDS); the core
+// reaches backends only through these tables and never includes their
+// headers.
 #pragma once
 
-#include "spx/core/view.hpp"
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "spx/core/types.hpp"
 #include "spx/registry.hpp"
 
 namespace spx::detail {
 
-/// Adds every kernel of the backend to `registry`.
 template <Value T, Index I>
-void register_cpu_kernels(Registry<T, I>& registry);
-template <Value T, Index I>
-void register_cuda_kernels(Registry<T, I>& registry);
-/// The CPU baseline (Eigen's product on CSR; src/baselines/eigen.cpp).
-template <Value T, Index I>
-void register_eigen_baseline(Registry<T, I>& registry);
+using Registrar = void (*)(Registry<T, I>&);
 
-/// y = beta*y (beta = 0 writes zeros without reading y).
-template <Value T>
-void cpu_scale(T beta, T* y, std::int64_t n);
-template <Value T>
-void cuda_scale(T beta, T* y, std::int64_t n, const ExecContext& ctx);
+struct BackendModule {
+  Backend backend = Backend::Cpu;
+  /// The memory its kernels read and write.
+  Space space = Space::Host;
+  /// True when the backend can run here (a device is present).
+  bool (*available)() noexcept = nullptr;
+  /// Memory of `space`. `allocate` throws OutOfMemory with the bytes asked
+  /// for; `copy` moves bytes between this space and the host or within this
+  /// space, synchronously. Host backends leave these null: host memory is the
+  /// core's.
+  void* (*allocate)(std::size_t bytes) = nullptr;
+  void (*deallocate)(void* p) noexcept = nullptr;
+  void (*copy)(void* dst, const void* src, std::size_t bytes) = nullptr;
+  /// Adds the backend's kernels, Auto rules, conversions and vector
+  /// operations to a registry.
+  Registrar<float, std::int32_t> register_f32_i32 = nullptr;
+  Registrar<float, std::int64_t> register_f32_i64 = nullptr;
+  Registrar<double, std::int32_t> register_f64_i32 = nullptr;
+  Registrar<double, std::int64_t> register_f64_i64 = nullptr;
+
+  template <Value T, Index I>
+  Registrar<T, I> registrar() const noexcept {
+    if constexpr (std::is_same_v<T, float>) {
+      if constexpr (std::is_same_v<I, std::int32_t>) return register_f32_i32;
+      else return register_f32_i64;
+    } else {
+      if constexpr (std::is_same_v<I, std::int32_t>) return register_f64_i32;
+      else return register_f64_i64;
+    }
+  }
+};
+
+/// The modules this library was built with, in registration order (defined in
+/// the generated backends.cpp of the library target, not in the core).
+std::span<const BackendModule* const> builtin_backends() noexcept;
+
+/// The module of `b`, or nullptr when this build does not have it.
+const BackendModule* find_backend(Backend b) noexcept;
+/// The module that owns memory of `space` (not Host). Throws Unsupported when
+/// no backend of this build has it.
+const BackendModule& device_backend(std::string_view what);
 
 }  // namespace spx::detail

@@ -29,4 +29,12 @@ inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, std::string_view
   return r;
 }
 
+/// a + b, throwing InvalidInput naming `what` when the sum overflows int64.
+inline std::int64_t checked_add(std::int64_t a, std::int64_t b, std::string_view what) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r))
+    throw InvalidInput(fmt::format("size overflow: {} = {} + {} exceeds 64 bits", what, a, b));
+  return r;
+}
+
 }  // namespace spx::detail

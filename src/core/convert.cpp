@@ -11,9 +11,7 @@
 #include "core/checked.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
-#if SPX_HAVE_CUDA
-#include "cuda/convert_device.hpp"
-#endif
+#include "core/convert_checks.hpp"
 
 namespace spx {
 namespace detail {
@@ -162,9 +160,7 @@ Csc<T, I> to_csc(const Csr<T, I>& A) {
 
 template <Value T, Index I>
 Coo<T, I> to_coo(const Csr<T, I>& A) {
-#if SPX_HAVE_CUDA
-  if (A.space() == Space::Device) return detail::device_to_coo(A);  // src/cuda/convert_device.cpp
-#endif
+  if (A.space() != Space::Host) return detail::convert_on_backend<Coo<T, I>>(A, {});
   detail::require_host(A.space(), "CSR to COO");
   Array<I> rows(static_cast<std::size_t>(A.nnz()));
   const auto& ptr = A.row_ptr();

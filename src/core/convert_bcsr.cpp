@@ -7,24 +7,16 @@
 #include "core/checked.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
-#if SPX_HAVE_CUDA
-#include "cuda/convert_device.hpp"
-#endif
+#include "core/convert_checks.hpp"
 #include "core/padded.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 Bcsr<T, I> to_bcsr(const Csr<T, I>& A, const ConvertOptions& options) {
-#if SPX_HAVE_CUDA
-  if (A.space() == Space::Device)
-    return detail::device_to_bcsr(A, options);  // src/cuda/convert_device.cpp
-#endif
+  detail::check_bcsr_options(options, Bcsr<T, I>::kMaxBlockSize);
+  if (A.space() != Space::Host) return detail::convert_on_backend<Bcsr<T, I>>(A, options);
   detail::require_host(A.space(), "CSR to BCSR");
-  constexpr int kMax = Bcsr<T, I>::kMaxBlockSize;
-  if (options.block_size < 1 || options.block_size > kMax)
-    throw InvalidInput(fmt::format("BCSR: ConvertOptions::block_size = {} is out of range [1, {}]",
-                                   options.block_size, kMax));
   const std::int64_t m = A.rows(), b = options.block_size, bb = b * b;
   const std::int64_t mb = (m + b - 1) / b;
   const I* ptr = A.row_ptr().data();
@@ -53,19 +45,8 @@ Bcsr<T, I> to_bcsr(const Csr<T, I>& A, const ConvertOptions& options) {
   const std::int64_t nblocks = blocks[mb];
 
   // Refuse before allocating: low fill, or storage beyond the budget.
+  detail::check_bcsr_size<T, I>(mb, nblocks, b, A.nnz(), A.bytes(), options);
   const detail::PaddedSize size = detail::bcsr_size<T, I>(mb, nblocks, b);
-  const std::string what = fmt::format("{} blocks of {}x{}", nblocks, b, b);
-  if (size.values > 0) {
-    const double fill = static_cast<double>(A.nnz()) / static_cast<double>(size.values);
-    if (fill < options.min_block_fill)
-      throw Unsupported(fmt::format(
-          "BCSR: block size {} gives fill {:.4f} ({} entries in {} = {} stored values, {} bytes, "
-          "{:.1f}x the CSR's {} bytes), below ConvertOptions::min_block_fill = {}",
-          b, fill, A.nnz(), what, size.values, size.bytes,
-          static_cast<double>(size.bytes) / static_cast<double>(A.bytes()), A.bytes(),
-          options.min_block_fill));
-  }
-  detail::check_padded_budget("BCSR", what, size, A.nnz(), A.bytes(), options);
 
   Array<I> block_col(static_cast<std::size_t>(nblocks));
   Array<T> values(static_cast<std::size_t>(size.values));

@@ -7,9 +7,7 @@
 #include "core/checked.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
-#if SPX_HAVE_CUDA
-#include "cuda/convert_device.hpp"
-#endif
+#include "core/convert_checks.hpp"
 #include "core/padded.hpp"
 
 namespace spx {
@@ -32,10 +30,7 @@ void check_padded_budget(std::string_view format, std::string_view what, const P
 
 template <Value T, Index I>
 Dia<T, I> to_dia(const Csr<T, I>& A, const ConvertOptions& options) {
-#if SPX_HAVE_CUDA
-  if (A.space() == Space::Device)
-    return detail::device_to_dia(A, options);  // src/cuda/convert_device.cpp
-#endif
+  if (A.space() != Space::Host) return detail::convert_on_backend<Dia<T, I>>(A, options);
   detail::require_host(A.space(), "CSR to DIA");
   const std::int64_t m = A.rows(), n = A.cols();
   const I* ptr = A.row_ptr().data();

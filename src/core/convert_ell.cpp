@@ -7,19 +7,14 @@
 #include "core/convert_ellpack.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
-#if SPX_HAVE_CUDA
-#include "cuda/convert_device.hpp"
-#endif
+#include "core/convert_checks.hpp"
 #include "core/padded_size.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 Ell<T, I> to_ell(const Csr<T, I>& A, const ConvertOptions& options) {
-#if SPX_HAVE_CUDA
-  if (A.space() == Space::Device)
-    return detail::device_to_ell(A, options);  // src/cuda/convert_device.cpp
-#endif
+  if (A.space() != Space::Host) return detail::convert_on_backend<Ell<T, I>>(A, options);
   detail::require_host(A.space(), "CSR to ELL");
   const std::int64_t rows = A.rows();
   const I* ptr = A.row_ptr().data();

@@ -7,23 +7,16 @@
 #include "core/checked.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
-#if SPX_HAVE_CUDA
-#include "cuda/convert_device.hpp"
-#endif
+#include "core/convert_checks.hpp"
 #include "core/padded.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 Hdi<T, I> to_hdi(const Csr<T, I>& A, const ConvertOptions& options) {
-#if SPX_HAVE_CUDA
-  if (A.space() == Space::Device)
-    return detail::device_to_hdi(A, options);  // src/cuda/convert_device.cpp
-#endif
+  detail::check_hdi_options(options);
+  if (A.space() != Space::Host) return detail::convert_on_backend<Hdi<T, I>>(A, options);
   detail::require_host(A.space(), "CSR to HDI");
-  if (options.hack_size < 1)
-    throw InvalidInput(
-        fmt::format("HDI: ConvertOptions::hack_size = {}, expected at least 1", options.hack_size));
   const std::int64_t m = A.rows(), H = options.hack_size;
   const std::int64_t nh = (m + H - 1) / H;
   const I hack = detail::checked_index<I>(H, "HDI hack_size");

@@ -7,22 +7,17 @@
 #include "core/convert_ellpack.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
-#if SPX_HAVE_CUDA
-#include "cuda/convert_device.hpp"
-#endif
+#include "core/convert_checks.hpp"
 #include "core/padded_size.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 Hll<T, I> to_hll(const Csr<T, I>& A, const ConvertOptions& options) {
-#if SPX_HAVE_CUDA
-  if (A.space() == Space::Device)
-    return detail::device_to_hll(A, options);  // src/cuda/convert_device.cpp
-#endif
+  detail::check_hll_options(options);
+  if (A.space() != Space::Host) return detail::convert_on_backend<Hll<T, I>>(A, options);
   detail::require_host(A.space(), "CSR to HLL");
   const int H = options.hack_size;
-  if (H < 1) throw InvalidInput(fmt::format("HLL: hack_size H = {} must be at least 1", H));
   const std::int64_t rows = A.rows();
   const I* ptr = A.row_ptr().data();
   const std::int64_t hacks = (rows + H - 1) / H;

@@ -7,9 +7,7 @@
 #include "core/convert_ellpack.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
-#if SPX_HAVE_CUDA
-#include "cuda/convert_device.hpp"
-#endif
+#include "core/convert_checks.hpp"
 #include "core/padded_size.hpp"
 
 namespace spx {
@@ -40,15 +38,9 @@ template std::int64_t bell_garland_width(const std::int64_t*, std::int64_t);
 
 template <Value T, Index I>
 Hyb<T, I> to_hyb(const Csr<T, I>& A, const ConvertOptions& options) {
-#if SPX_HAVE_CUDA
-  if (A.space() == Space::Device)
-    return detail::device_to_hyb(A, options);  // src/cuda/convert_device.cpp
-#endif
+  detail::check_hyb_options(options);
+  if (A.space() != Space::Host) return detail::convert_on_backend<Hyb<T, I>>(A, options);
   detail::require_host(A.space(), "CSR to HYB");
-  if (options.hyb_width < -1)
-    throw InvalidInput(
-        fmt::format("HYB: hyb_width = {} must be -1 (Bell and Garland's rule) or a width >= 0",
-                    options.hyb_width));
   const std::int64_t rows = A.rows();
   const I* ptr = A.row_ptr().data();
   const I* csr_col = A.col_idx().data();

@@ -4,18 +4,13 @@
 
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
-#if SPX_HAVE_CUDA
-#include "cuda/convert_device.hpp"
-#endif
+#include "core/convert_checks.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 Jad<T, I> to_jad(const Csr<T, I>& A, const ConvertOptions&) {
-#if SPX_HAVE_CUDA
-  if (A.space() == Space::Device)
-    return detail::device_to_jad(A, {});  // src/cuda/convert_device.cpp
-#endif
+  if (A.space() != Space::Host) return detail::convert_on_backend<Jad<T, I>>(A, {});
   detail::require_host(A.space(), "CSR to JAD");
   const std::int64_t rows = A.rows();
   const I* ptr = A.row_ptr().data();

@@ -8,29 +8,17 @@
 #include "core/convert_ellpack.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
-#if SPX_HAVE_CUDA
-#include "cuda/convert_device.hpp"
-#endif
+#include "core/convert_checks.hpp"
 #include "core/padded_size.hpp"
 
 namespace spx {
 
 template <Value T, Index I>
 Sell<T, I> to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
-#if SPX_HAVE_CUDA
-  if (A.space() == Space::Device)
-    return detail::device_to_sell(A, options);  // src/cuda/convert_device.cpp
-#endif
+  detail::check_sell_options(options);
+  if (A.space() != Space::Host) return detail::convert_on_backend<Sell<T, I>>(A, options);
   detail::require_host(A.space(), "CSR to SELL");
   const int C = options.slice_size, sigma = options.sigma, tpr = options.threads_per_row;
-  if (C < 1) throw InvalidInput(fmt::format("SELL: slice_size C = {} must be at least 1", C));
-  if (tpr < 1)
-    throw InvalidInput(fmt::format("SELL: threads_per_row = {} must be at least 1", tpr));
-  if (sigma < 1 || (sigma != 1 && sigma % C != 0))
-    throw InvalidInput(fmt::format(
-        "SELL: sigma = {} must be 1 (keep the row order) or a positive multiple of the slice size "
-        "C = {}",
-        sigma, C));
   const std::int64_t rows = A.rows();
   const I* ptr = A.row_ptr().data();
   const auto length = [ptr](std::int64_t r) { return std::int64_t{ptr[r + 1]} - ptr[r]; };

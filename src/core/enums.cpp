@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -29,7 +31,7 @@ constexpr NameTable<Format, 11> kFormatNames{{
     {Format::Bcsr, "bcsr"},
 }};
 
-constexpr NameTable<Algorithm, 40> kAlgorithmNames{{
+constexpr NameTable<Algorithm, 27> kAlgorithmNames{{
     {Algorithm::Auto, "auto"},
     {Algorithm::CpuMerge, "cpu_merge"},
     {Algorithm::CpuRows, "cpu_rows"},
@@ -57,19 +59,6 @@ constexpr NameTable<Algorithm, 40> kAlgorithmNames{{
     {Algorithm::RowSplit, "row_split"},
     {Algorithm::MergeBased, "merge_based"},
     {Algorithm::RowPanel, "row_panel"},
-    {Algorithm::CusparseCsrAlg1, "cusparse_csr_alg1"},
-    {Algorithm::CusparseCsrAlg2, "cusparse_csr_alg2"},
-    {Algorithm::CusparseCooAlg1, "cusparse_coo_alg1"},
-    {Algorithm::CusparseCooAlg2, "cusparse_coo_alg2"},
-    {Algorithm::CusparseSellAlg1, "cusparse_sell_alg1"},
-    {Algorithm::CusparseBsrAlg1, "cusparse_bsr_alg1"},
-    {Algorithm::CusparseBsrmv, "cusparse_bsrmv"},
-    {Algorithm::Eigen, "eigen"},
-    {Algorithm::CusparseSpmmAlg1, "cusparse_spmm_alg1"},
-    {Algorithm::CusparseSpmmAlg2, "cusparse_spmm_alg2"},
-    {Algorithm::CusparseSpmmAlg3, "cusparse_spmm_alg3"},
-    {Algorithm::CublasGemm, "cublas_gemm"},
-    {Algorithm::CusparseLoop, "cusparse_loop"},
 }};
 
 constexpr NameTable<Op, 3> kOpNames{{
@@ -104,13 +93,47 @@ E parse_name(const NameTable<E, N>& table, std::string_view what, std::string_vi
   throw InvalidInput(fmt::format("unknown {} '{}' (expected one of: {})", what, name, accepted));
 }
 
+/// Names of external algorithms (Registry::extend), set at start-up.
+struct ExternalNames {
+  std::mutex mutex;
+  std::deque<std::pair<Algorithm, std::string>> names;  // deque: stable string addresses
+};
+ExternalNames& external_names() {
+  static ExternalNames table;
+  return table;
+}
+
 }  // namespace
+
+void name_external_algorithm(Algorithm a, std::string_view name) {
+  if (!is_external(a))
+    throw InvalidInput(fmt::format("name_external_algorithm: value {} is a built-in algorithm",
+                                   static_cast<int>(a)));
+  for (const auto& [value, n] : kAlgorithmNames)
+    if (iequal(n, name))
+      throw InvalidInput(fmt::format("name_external_algorithm: '{}' is a built-in algorithm", name));
+  ExternalNames& t = external_names();
+  std::lock_guard lock(t.mutex);
+  for (const auto& [value, n] : t.names) {
+    if (value == a && n == name) return;
+    if (value == a || iequal(n, name))
+      throw InvalidInput(fmt::format(
+          "name_external_algorithm: '{}' (value {}) clashes with '{}' (value {})", name,
+          static_cast<int>(a), n, static_cast<int>(value)));
+  }
+  t.names.emplace_back(a, std::string(name));
+}
 
 std::string_view to_string(Format f) noexcept {
   return name_of(kFormatNames, f);
 }
 std::string_view to_string(Algorithm a) noexcept {
-  return name_of(kAlgorithmNames, a);
+  if (!is_external(a)) return name_of(kAlgorithmNames, a);
+  ExternalNames& t = external_names();
+  std::lock_guard lock(t.mutex);
+  for (const auto& [value, n] : t.names)
+    if (value == a) return n;
+  return "unknown";
 }
 std::string_view to_string(Op o) noexcept {
   return name_of(kOpNames, o);
@@ -119,6 +142,12 @@ Format parse_format(std::string_view name) {
   return parse_name(kFormatNames, "format", name);
 }
 Algorithm parse_algorithm(std::string_view name) {
+  {
+    ExternalNames& t = external_names();
+    std::lock_guard lock(t.mutex);
+    for (const auto& [value, n] : t.names)
+      if (iequal(n, name)) return value;
+  }
   return parse_name(kAlgorithmNames, "algorithm", name);
 }
 Op parse_op(std::string_view name) {

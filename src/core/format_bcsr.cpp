@@ -110,6 +110,17 @@ Bcsr<T, I> Bcsr<T, I>::to(Space space) const {
   return out;
 }
 
+template <Value T, Index I>
+Bcsr<T, I>::Bcsr(I rows, I cols, int block_size, Array<I> block_ptr, Array<I> block_col, Array<T> values, ExplicitZeros<I> zeros, Known known)
+    : detail::FormatBase<I>(rows, cols, values.space()),
+      block_size_(block_size),
+      block_ptr_(std::move(block_ptr)),
+      block_col_(std::move(block_col)),
+      values_(std::move(values)),
+      zeros_(std::move(zeros)) {
+  nnz_ = known.nnz;
+}
+
 SPX_INSTANTIATE_CLASS(Bcsr)
 
 }  // namespace spx

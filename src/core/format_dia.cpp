@@ -80,6 +80,15 @@ Dia<T, I> Dia<T, I>::to(Space space) const {
   return out;
 }
 
+template <Value T, Index I>
+Dia<T, I>::Dia(I rows, I cols, Array<I> offsets, Array<T> values, ExplicitZeros<I> zeros, Known known)
+    : detail::FormatBase<I>(rows, cols, values.space()),
+      offsets_(std::move(offsets)),
+      values_(std::move(values)),
+      zeros_(std::move(zeros)) {
+  nnz_ = known.nnz;
+}
+
 SPX_INSTANTIATE_CLASS(Dia)
 
 }  // namespace spx

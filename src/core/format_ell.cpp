@@ -56,6 +56,16 @@ Ell<T, I> Ell<T, I>::to(Space space) const {
   return out;
 }
 
+template <Value T, Index I>
+Ell<T, I>::Ell(I rows, I cols, I width, Array<I> col_idx, Array<T> values, Array<I> row_len, Known known)
+    : detail::FormatBase<I>(rows, cols, values.space()),
+      width_(width),
+      col_idx_(std::move(col_idx)),
+      values_(std::move(values)),
+      row_len_(std::move(row_len)) {
+  nnz_ = known.nnz;
+}
+
 SPX_INSTANTIATE_CLASS(Ell)
 
 }  // namespace spx

@@ -112,6 +112,17 @@ Hdi<T, I> Hdi<T, I>::to(Space space) const {
   return out;
 }
 
+template <Value T, Index I>
+Hdi<T, I>::Hdi(I rows, I cols, I hack_size, Array<I> hack_ptr, Array<I> offsets, Array<T> values, ExplicitZeros<I> zeros, Known known)
+    : detail::FormatBase<I>(rows, cols, values.space()),
+      hack_size_(hack_size),
+      hack_ptr_(std::move(hack_ptr)),
+      offsets_(std::move(offsets)),
+      values_(std::move(values)),
+      zeros_(std::move(zeros)) {
+  nnz_ = known.nnz;
+}
+
 SPX_INSTANTIATE_CLASS(Hdi)
 
 }  // namespace spx

@@ -81,6 +81,17 @@ Hll<T, I> Hll<T, I>::to(Space space) const {
   return out;
 }
 
+template <Value T, Index I>
+Hll<T, I>::Hll(I rows, I cols, int hack_size, Array<I> hack_ptr, Array<I> col_idx, Array<T> values, Array<I> row_len, Known known)
+    : detail::FormatBase<I>(rows, cols, values.space()),
+      hack_size_(hack_size),
+      hack_ptr_(std::move(hack_ptr)),
+      col_idx_(std::move(col_idx)),
+      values_(std::move(values)),
+      row_len_(std::move(row_len)) {
+  nnz_ = known.nnz;
+}
+
 SPX_INSTANTIATE_CLASS(Hll)
 
 }  // namespace spx

@@ -114,6 +114,21 @@ Sell<T, I> Sell<T, I>::to(Space space) const {
   return out;
 }
 
+template <Value T, Index I>
+Sell<T, I>::Sell(I rows, I cols, int slice_size, int sigma, int threads_per_row, Array<I> slice_ptr, Array<I> slice_width, Array<I> col_idx, Array<T> values, Array<I> row_len, Array<I> perm, Known known)
+    : detail::FormatBase<I>(rows, cols, values.space()),
+      slice_size_(slice_size),
+      sigma_(sigma),
+      threads_per_row_(threads_per_row),
+      slice_ptr_(std::move(slice_ptr)),
+      slice_width_(std::move(slice_width)),
+      col_idx_(std::move(col_idx)),
+      values_(std::move(values)),
+      row_len_(std::move(row_len)),
+      perm_(std::move(perm)) {
+  nnz_ = known.nnz;
+}
+
 SPX_INSTANTIATE_CLASS(Sell)
 
 }  // namespace spx

@@ -161,6 +161,15 @@ Coo<T, I> Coo<T, I>::to(Space space) const {
 
 SPX_INSTANTIATE_CLASS(Csr)
 SPX_INSTANTIATE_CLASS(Csc)
+template <Value T, Index I>
+Coo<T, I>::Coo(I rows, I cols, Array<I> row_idx, Array<I> col_idx, Array<T> values, Known known)
+    : detail::FormatBase<I>(rows, cols, values.space()),
+      row_idx_(std::move(row_idx)),
+      col_idx_(std::move(col_idx)),
+      values_(std::move(values)) {
+  sorted_ = known.sorted;
+}
+
 SPX_INSTANTIATE_CLASS(Coo)
 
 }  // namespace spx

@@ -1,10 +1,12 @@
+// Host memory (the core's own) and device memory (through the backend that
+// owns it, src/core/backend.hpp).
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include <fmt/format.h>
 
-#include "core/device.hpp"
+#include "core/backend.hpp"
 #include "spx/core/array.hpp"
 
 namespace spx {
@@ -14,8 +16,21 @@ namespace {
 constexpr std::size_t kHostAlignment = 64;
 }
 
+const BackendModule* find_backend(Backend b) noexcept {
+  for (const BackendModule* m : builtin_backends())
+    if (m->backend == b) return m;
+  return nullptr;
+}
+
+const BackendModule& device_backend(std::string_view what) {
+  for (const BackendModule* m : builtin_backends())
+    if (m->space == Space::Device) return *m;
+  throw Unsupported(
+      fmt::format("{}: device memory requested, but SpX was built without a device backend", what));
+}
+
 void* allocate(std::size_t bytes, Space space) {
-  if (space == Space::Device) return device_malloc(bytes);
+  if (space == Space::Device) return device_backend("allocation").allocate(bytes);
   // aligned_alloc wants a multiple of the alignment.
   const std::size_t rounded = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
   void* p = rounded >= bytes ? std::aligned_alloc(kHostAlignment, rounded) : nullptr;
@@ -26,7 +41,9 @@ void* allocate(std::size_t bytes, Space space) {
 
 void deallocate(void* p, Space space) noexcept {
   if (space == Space::Device) {
-    device_free(p);
+    // Device memory exists only where a device backend allocated it.
+    for (const BackendModule* m : builtin_backends())
+      if (m->space == Space::Device) return m->deallocate(p);
   } else {
     std::free(p);
   }
@@ -37,34 +54,19 @@ void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, st
   if (dst_space == Space::Host && src_space == Space::Host) {
     std::memcpy(dst, src, bytes);
   } else {
-    device_copy(dst, src, bytes);
+    device_backend("copy").copy(dst, src, bytes);
   }
 }
 
-#if !SPX_HAVE_CUDA
-namespace {
-[[noreturn]] void no_cuda() {
-  throw Unsupported("device memory requested, but SpX was built without the CUDA backend");
-}
-}  // namespace
-void* device_malloc(std::size_t) {
-  no_cuda();
-}
-void device_free(void*) noexcept {}
-void device_copy(void*, const void*, std::size_t) {
-  no_cuda();
-}
-#endif
-
 }  // namespace detail
 
-#if !SPX_HAVE_CUDA
 bool cuda_compiled() noexcept {
-  return false;
+  return detail::find_backend(Backend::Cuda) != nullptr;
 }
+
 bool cuda_available() noexcept {
-  return false;
+  const detail::BackendModule* m = detail::find_backend(Backend::Cuda);
+  return m != nullptr && m->available();
 }
-#endif
 
 }  // namespace spx

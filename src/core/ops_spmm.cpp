@@ -4,7 +4,7 @@
 
 #include "core/checked.hpp"
 #include "core/instantiate.hpp"
-#include "core/spmm_backend.hpp"
+#include "core/dispatch.hpp"
 #include "spx/ops.hpp"
 
 namespace spx::detail {
@@ -14,14 +14,18 @@ std::string_view layout_name(Layout l) {
   return l == Layout::RowMajor ? "row-major" : "column-major";
 }
 
-/// Elements from the first to one past the last element of `v` (0 when empty).
+/// Elements from the first to one past the last element of `v` (0 when empty),
+/// and its size in bytes; throws InvalidInput when either overflows.
 template <class T>
 std::int64_t extent(const DenseView<T>& v, std::string_view name) {
   if (v.rows == 0 || v.cols == 0) return 0;
   const bool row_major = v.layout == Layout::RowMajor;
   const std::int64_t outer = row_major ? v.rows : v.cols;
   const std::int64_t inner = row_major ? v.cols : v.rows;
-  return checked_mul(outer - 1, v.ld, fmt::format("extent of {}", name)) + inner;
+  const std::string what = fmt::format("extent of {}", name);
+  const std::int64_t elements = checked_add(checked_mul(outer - 1, v.ld, what), inner, what);
+  (void)checked_mul(elements, static_cast<std::int64_t>(sizeof(T)), fmt::format("bytes of {}", name));
+  return elements;
 }
 
 /// Shape, leading dimension, space and pointer of one dense operand.
@@ -43,6 +47,30 @@ void check_dense(const DenseView<T>& v, std::string_view name, Space space) {
   (void)extent(v, name);  // throws when the extent overflows
 }
 
+template <Value T, Index I>
+struct SpmmCall {
+  static constexpr std::string_view name = "spmm", noun = "matrix", kind = "";
+  Format format;
+  Backend backend;
+  const Registry<T, I>& registry;
+  T alpha, beta;
+  MatrixRef<T, I> A;
+  DenseView<const T> B;
+  DenseView<T> C;
+  SpmmShape shape;
+  ExecContext ctx;
+
+  Algorithm choose() const { return registry.choose_spmm(A, backend, shape); }
+  const SpmmKernel<T, I>* find(Algorithm a) const { return registry.find_spmm(format, a, backend); }
+  bool output_empty() const { return C.rows == 0 || C.cols == 0; }
+  bool nothing_to_multiply() const { return alpha == T{0} || nnz_of<T, I>(A) == 0; }
+  void scale_output() const {
+    if (beta != T{1}) registry.vector_ops(backend).scale_dense(beta, C, ctx);
+  }
+  std::string can_run(const SpmmKernel<T, I>& k) const { return k.can_run(A, shape); }
+  void run(const SpmmKernel<T, I>& k) const { k.run(alpha, A, B, beta, C, ctx); }
+};
+
 }  // namespace
 
 template <Value T, Index I>
@@ -61,51 +89,13 @@ RunInfo spmm(T alpha, MatrixRef<T, I> A, DenseView<const T> B, T beta, DenseView
         m, k, to_string(format), B.rows, B.cols, C.rows, C.cols, k, m));
   check_dense(B, "B", space);
   check_dense(C, "C", space);
-  const std::int64_t b_extent = extent(B, "B"), c_extent = extent(C, "C");
-  if (b_extent > 0 && c_extent > 0) {
-    const auto* b0 = reinterpret_cast<const char*>(B.data);
-    const auto* c0 = reinterpret_cast<const char*>(C.data);
-    const auto* b1 = b0 + b_extent * static_cast<std::int64_t>(sizeof(T));
-    const auto* c1 = c0 + c_extent * static_cast<std::int64_t>(sizeof(T));
-    if (b0 < c1 && c0 < b1) throw InvalidInput("spmm: B and C overlap in memory");
-  }
-  const std::int64_t n = B.cols;
-  const SpmmShape shape{n, B.layout, C.layout, B.ld, C.ld};
-
-  // The kernel the request resolves to (also for trivial cases, so that a bad
-  // request fails the same way whatever the data).
-  const auto& registry = Registry<T, I>::instance();
-  RunInfo info{format, options.algorithm, backend, true, false};
-  if (info.algorithm == Algorithm::Auto) info.algorithm = registry.choose_spmm(A, backend, shape);
-  const SpmmKernel<T, I>* kernel = registry.find_spmm(format, info.algorithm, backend);
-  if (kernel == nullptr)
-    throw Unsupported(fmt::format("spmm: no {} kernel '{}' on the {} backend", to_string(format),
-                                  to_string(info.algorithm), to_string(backend)));
-  info.deterministic = kernel->info.deterministic;
-
-  // Degenerate cases first: C empty, or nothing to multiply (C = beta*C).
-  if (m == 0 || n == 0) {
-    info.trivial = true;
-    info.deterministic = true;
-    return info;
-  }
-  if (alpha == T{0} || nnz_of<T, I>(A) == 0) {
-    info.trivial = true;
-    info.deterministic = true;
-    if (beta != T{1}) {
-      if (backend == Backend::Cpu) {
-        cpu_scale_dense(beta, C);
-      } else {
-        cuda_scale_dense(beta, C, ExecContext{options.stream});
-      }
-    }
-    return info;
-  }
-  if (std::string reason = kernel->can_run(A, shape); !reason.empty())
-    throw Unsupported(fmt::format("spmm: {} kernel '{}' cannot run on this matrix: {}",
-                                  to_string(format), to_string(info.algorithm), reason));
-  kernel->run(alpha, A, B, beta, C, ExecContext{options.stream});
-  return info;
+  check_no_overlap("spmm", "B", B.data,
+                   static_cast<std::size_t>(extent(B, "B")) * sizeof(T), "C", C.data,
+                   static_cast<std::size_t>(extent(C, "C")) * sizeof(T));
+  const SpmmShape shape{B.cols, B.layout, C.layout, B.ld, C.ld};
+  const SpmmCall<T, I> call{format, backend, Registry<T, I>::instance(), alpha, beta, A, B, C,
+                            shape,  ExecContext{options.stream}};
+  return dispatch(call, options.algorithm);
 }
 
 #define SPX_INST(T, I)                                                                 \
@@ -113,14 +103,5 @@ RunInfo spmm(T alpha, MatrixRef<T, I> A, DenseView<const T> B, T beta, DenseView
                               const SpmmOptions&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
-
-#if !SPX_HAVE_CUDA
-template <Value T>
-void cuda_scale_dense(T, DenseView<T>, const ExecContext&) {
-  throw Unsupported("device matrix, but SpX was built without the CUDA backend");
-}
-template void cuda_scale_dense(float, DenseView<float>, const ExecContext&);
-template void cuda_scale_dense(double, DenseView<double>, const ExecContext&);
-#endif
 
 }  // namespace spx::detail

@@ -9,14 +9,38 @@ namespace spx {
 
 template <Value T, Index I>
 Registry<T, I>::Registry() {
-  detail::register_cpu_kernels(*this);
-  if constexpr (SPX_HAVE_CUDA) detail::register_cuda_kernels(*this);
+  for (const detail::BackendModule* m : detail::builtin_backends())
+    if (const auto add = m->template registrar<T, I>()) add(*this);
+}
+
+template <Value T, Index I>
+Registry<T, I>& Registry<T, I>::mutable_instance() {
+  static Registry registry;
+  return registry;
 }
 
 template <Value T, Index I>
 const Registry<T, I>& Registry<T, I>::instance() {
-  static const Registry registry;
-  return registry;
+  return mutable_instance();
+}
+
+template <Value T, Index I>
+void Registry<T, I>::extend(void (*add)(Registry&)) {
+  add(mutable_instance());
+}
+
+template <Value T, Index I>
+const VectorOps<T>& Registry<T, I>::vector_ops(Backend b) const {
+  for (const auto& [backend, ops] : vector_ops_)
+    if (backend == b) return ops;
+  throw Unsupported(fmt::format("the {} backend is not part of this build", to_string(b)));
+}
+
+template <Value T, Index I>
+const Conversion<T, I>* Registry<T, I>::find_conversion(Format to, Backend b) const {
+  for (const auto& c : conversions_)
+    if (c.to == to && c.backend == b) return &c;
+  return nullptr;
 }
 
 template <Value T, Index I>
@@ -69,21 +93,5 @@ Algorithm Registry<T, I>::choose_spmm(MatrixRef<T, I> A, Backend b, const SpmmSh
 }
 
 SPX_INSTANTIATE_CLASS(Registry)
-
-#if !SPX_HAVE_CUDA
-namespace detail {
-template <Value T, Index I>
-void register_cuda_kernels(Registry<T, I>&) {}
-template <Value T>
-void cuda_scale(T, T*, std::int64_t, const ExecContext&) {
-  throw Unsupported("device vector, but SpX was built without the CUDA backend");
-}
-#define SPX_INST(T, I) template void register_cuda_kernels(Registry<T, I>&);
-SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
-#undef SPX_INST
-template void cuda_scale(float, float*, std::int64_t, const ExecContext&);
-template void cuda_scale(double, double*, std::int64_t, const ExecContext&);
-}  // namespace detail
-#endif
 
 }  // namespace spx

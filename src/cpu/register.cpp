@@ -1,19 +1,16 @@
-// The CPU backend's entries in the kernel registry, and its Auto rules.
+// The CPU backend: its module (src/core/backend.hpp), its entries in the
+// kernel registry, its Auto rules and its vector operations. Host memory and
+// host conversions are the core's.
+#include "cpu/register.hpp"
+
 #include "core/backend.hpp"
 #include "core/instantiate.hpp"
-#include "core/spmm_backend.hpp"
 #include "cpu/batch_kernels.hpp"
 #include "cpu/common.hpp"
 #include "cpu/kernels.hpp"
+#include "cpu/spmm_kernels.hpp"
 
 namespace spx::detail {
-
-template <Value T>
-void cpu_scale(T beta, T* y, std::int64_t n) {
-  cpu::scale(beta, y, n);
-}
-template void cpu_scale(float, float*, std::int64_t);
-template void cpu_scale(double, double*, std::int64_t);
 
 /// Registers format M's one CPU kernel (deterministic, runs on any matrix of
 /// the format) and makes it M's Auto choice.
@@ -77,13 +74,39 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   add_only_kernel<Jad<T, I>>(reg, rows, cpu::spmv_jad_rows<T, I>);
   add_only_kernel<Bcsr<T, I>>(reg, Algorithm::CpuBlockRows, cpu::spmv_bcsr_block_rows<T, I>);
 
-  register_eigen_baseline(reg);      // baseline for the benchmark (src/baselines/eigen.cpp)
   cpu::register_batch_kernels(reg);  // batched SpMV (src/cpu/batch_spmv.cpp)
   register_cpu_spmm_kernels(reg);
+
+  reg.set_vector_ops(Backend::Cpu,
+                     VectorOps<T>{[](T beta, T* y, std::int64_t n, const ExecContext&) {
+                                    cpu::scale(beta, y, n);
+                                  },
+                                  [](T beta, DenseView<T> C, const ExecContext&) {
+                                    cpu::scale_dense(beta, C);
+                                  }});
 }
 
 #define SPX_INST(T, I) template void register_cpu_kernels(Registry<T, I>&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
+
+namespace {
+bool always_available() noexcept {
+  return true;
+}
+}  // namespace
+
+const BackendModule& cpu_backend_module() {
+  static const BackendModule module{
+      .backend = Backend::Cpu,
+      .space = Space::Host,
+      .available = always_available,
+      .register_f32_i32 = register_cpu_kernels<float, std::int32_t>,
+      .register_f32_i64 = register_cpu_kernels<float, std::int64_t>,
+      .register_f64_i32 = register_cpu_kernels<double, std::int32_t>,
+      .register_f64_i64 = register_cpu_kernels<double, std::int64_t>,
+  };
+  return module;
+}
 
 }  // namespace spx::detail

@@ -1,17 +1,10 @@
 // The CPU backend's SpMM entries in the kernel registry, and its Auto rules.
 #include "core/instantiate.hpp"
-#include "core/spmm_backend.hpp"
 #include "cpu/common.hpp"
+#include "cpu/register.hpp"
 #include "cpu/spmm_kernels.hpp"
 
 namespace spx::detail {
-
-template <Value T>
-void cpu_scale_dense(T beta, DenseView<T> C) {
-  cpu::scale_dense(beta, C);
-}
-template void cpu_scale_dense(float, DenseView<float>);
-template void cpu_scale_dense(double, DenseView<double>);
 
 /// Registers format M's one CPU SpMM kernel (deterministic, runs on any
 /// matrix of the format, any n and layouts) and makes it M's Auto choice.

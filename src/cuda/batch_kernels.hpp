@@ -51,12 +51,9 @@ void batch_csr_sized(T alpha, const BatchCsr<T, I>& A, const T* x, T beta, T* y,
 
 // ---- registration ----
 
-/// Adds the kernels above and the baselines to the registry, with the Auto rules.
+/// Adds the kernels above to the registry, with the Auto rules.
 template <Value T, Index I>
 void register_batch_kernels(Registry<T, I>& registry);
-/// Adds the cuSPARSE baselines: a loop of SpMV calls, and strided-batch SpMM.
-template <Value T, Index I>
-void register_cusparse_batch(Registry<T, I>& registry);
 
 /// Most dynamic shared memory one block may use without opting in, in bytes,
 /// for the current device (queried once per device; batch_device.cpp).

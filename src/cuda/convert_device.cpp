@@ -3,11 +3,10 @@
 // anything large is allocated), the allocation of the result, the device
 // passes of convert_{scan,ellpack,diag}.cu, and the assembly of the format.
 //
-// The result is assembled without reading its arrays back: the format
-// constructors (even with Check::Trusted) copy arrays to the host to count
-// entries, which would cost more than the conversion itself; the counts are
-// known here (every CSR entry lands in the result), so TrustedAssembly sets
-// them directly.
+// The parameters were checked by the core before it called here
+// (core/convert_checks.hpp). The result is assembled without reading its
+// arrays back: the counts are known here (every CSR entry lands in the
+// result), so the formats' `Known` constructors take them.
 #include "cuda/convert_device.hpp"
 
 #include <cuda_runtime_api.h>
@@ -21,125 +20,17 @@
 #include <fmt/format.h>
 
 #include "core/checked.hpp"
+#include "core/convert_checks.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
 #include "core/padded.hpp"
 #include "core/padded_size.hpp"
 #include "cuda/check.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/register.hpp"
 
 namespace spx::detail {
 
-/// Builds formats from device arrays whose derived counts are known (friend
-/// of the format classes).
-struct TrustedAssembly {
-  template <class F>
-  static void shape(F& f, std::int64_t rows, std::int64_t cols) {
-    f.rows_ = static_cast<typename F::index_type>(rows);
-    f.cols_ = static_cast<typename F::index_type>(cols);
-    f.space_ = Space::Device;
-  }
-
-  template <Value T, Index I>
-  static Ell<T, I> ell(std::int64_t rows, std::int64_t cols, I width, Array<I> col, Array<T> val,
-                       Array<I> len, std::int64_t nnz) {
-    Ell<T, I> f;
-    shape(f, rows, cols);
-    f.width_ = width;
-    f.col_idx_ = std::move(col);
-    f.values_ = std::move(val);
-    f.row_len_ = std::move(len);
-    f.nnz_ = nnz;
-    return f;
-  }
-
-  template <Value T, Index I>
-  static Sell<T, I> sell(std::int64_t rows, std::int64_t cols, int C, int sigma, int tpr,
-                         Array<I> slice_ptr, Array<I> slice_width, Array<I> col, Array<T> val,
-                         Array<I> len, Array<I> perm, std::int64_t nnz) {
-    Sell<T, I> f;
-    shape(f, rows, cols);
-    f.slice_size_ = C;
-    f.sigma_ = sigma;
-    f.threads_per_row_ = tpr;
-    f.slice_ptr_ = std::move(slice_ptr);
-    f.slice_width_ = std::move(slice_width);
-    f.col_idx_ = std::move(col);
-    f.values_ = std::move(val);
-    f.row_len_ = std::move(len);
-    f.perm_ = std::move(perm);
-    f.nnz_ = nnz;
-    return f;
-  }
-
-  template <Value T, Index I>
-  static Hll<T, I> hll(std::int64_t rows, std::int64_t cols, int H, Array<I> hack_ptr, Array<I> col,
-                       Array<T> val, Array<I> len, std::int64_t nnz) {
-    Hll<T, I> f;
-    shape(f, rows, cols);
-    f.hack_size_ = H;
-    f.hack_ptr_ = std::move(hack_ptr);
-    f.col_idx_ = std::move(col);
-    f.values_ = std::move(val);
-    f.row_len_ = std::move(len);
-    f.nnz_ = nnz;
-    return f;
-  }
-
-  /// `sorted`: the entries are in strictly increasing (row, column) order.
-  template <Value T, Index I>
-  static Coo<T, I> coo(std::int64_t rows, std::int64_t cols, Array<I> row, Array<I> col,
-                       Array<T> val, bool sorted) {
-    Coo<T, I> f;
-    shape(f, rows, cols);
-    f.row_idx_ = std::move(row);
-    f.col_idx_ = std::move(col);
-    f.values_ = std::move(val);
-    f.sorted_ = sorted;
-    return f;
-  }
-
-  template <Value T, Index I>
-  static Dia<T, I> dia(std::int64_t rows, std::int64_t cols, Array<I> offsets, Array<T> val,
-                       ExplicitZeros<I> zeros, std::int64_t nnz) {
-    Dia<T, I> f;
-    shape(f, rows, cols);
-    f.offsets_ = std::move(offsets);
-    f.values_ = std::move(val);
-    f.zeros_ = std::move(zeros);
-    f.nnz_ = nnz;
-    return f;
-  }
-
-  template <Value T, Index I>
-  static Hdi<T, I> hdi(std::int64_t rows, std::int64_t cols, I H, Array<I> hack_ptr,
-                       Array<I> offsets, Array<T> val, ExplicitZeros<I> zeros, std::int64_t nnz) {
-    Hdi<T, I> f;
-    shape(f, rows, cols);
-    f.hack_size_ = H;
-    f.hack_ptr_ = std::move(hack_ptr);
-    f.offsets_ = std::move(offsets);
-    f.values_ = std::move(val);
-    f.zeros_ = std::move(zeros);
-    f.nnz_ = nnz;
-    return f;
-  }
-
-  template <Value T, Index I>
-  static Bcsr<T, I> bcsr(std::int64_t rows, std::int64_t cols, int b, Array<I> block_ptr,
-                         Array<I> block_col, Array<T> val, ExplicitZeros<I> zeros,
-                         std::int64_t nnz) {
-    Bcsr<T, I> f;
-    shape(f, rows, cols);
-    f.block_size_ = b;
-    f.block_ptr_ = std::move(block_ptr);
-    f.block_col_ = std::move(block_col);
-    f.values_ = std::move(val);
-    f.zeros_ = std::move(zeros);
-    f.nnz_ = nnz;
-    return f;
-  }
-};
 
 namespace {
 
@@ -284,8 +175,8 @@ Ell<T, I> device_to_ell(const Csr<T, I>& A, const ConvertOptions& options) {
   fill.units = conv::group_units(rows, width);
   conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(), val.data());
   finish();
-  return TrustedAssembly::ell<T, I>(rows, A.cols(), static_cast<I>(width), std::move(col),
-                                    std::move(val), std::move(len), A.nnz());
+  return Ell<T, I>(rows, A.cols(), static_cast<I>(width), std::move(col),
+                                    std::move(val), std::move(len), Known{.nnz = A.nnz()});
 }
 
 // ---- SELL ---------------------------------------------------------------------
@@ -293,14 +184,6 @@ Ell<T, I> device_to_ell(const Csr<T, I>& A, const ConvertOptions& options) {
 template <Value T, Index I>
 Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
   const int C = options.slice_size, sigma = options.sigma, tpr = options.threads_per_row;
-  if (C < 1) throw InvalidInput(fmt::format("SELL: slice_size C = {} must be at least 1", C));
-  if (tpr < 1)
-    throw InvalidInput(fmt::format("SELL: threads_per_row = {} must be at least 1", tpr));
-  if (sigma < 1 || (sigma != 1 && sigma % C != 0))
-    throw InvalidInput(fmt::format(
-        "SELL: sigma = {} must be 1 (keep the row order) or a positive multiple of the slice size "
-        "C = {}",
-        sigma, C));
   const std::int64_t rows = A.rows();
   const I* ptr = A.row_ptr().data();
 
@@ -361,9 +244,9 @@ Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
                                 cudaStreamLegacy),
                 "cudaMemcpyAsync (SELL permutation)");
   finish();
-  return TrustedAssembly::sell<T, I>(rows, A.cols(), C, sigma, tpr, std::move(slice_ptr),
+  return Sell<T, I>(rows, A.cols(), C, sigma, tpr, std::move(slice_ptr),
                                      std::move(slice_width), std::move(col), std::move(val),
-                                     std::move(len), std::move(perm), A.nnz());
+                                     std::move(len), std::move(perm), Known{.nnz = A.nnz()});
 }
 
 // ---- HLL ----------------------------------------------------------------------
@@ -371,7 +254,6 @@ Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
 template <Value T, Index I>
 Hll<T, I> device_to_hll(const Csr<T, I>& A, const ConvertOptions& options) {
   const int H = options.hack_size;
-  if (H < 1) throw InvalidInput(fmt::format("HLL: hack_size H = {} must be at least 1", H));
   const std::int64_t rows = A.rows();
   const I* ptr = A.row_ptr().data();
   const std::int64_t hacks = (rows + H - 1) / H;
@@ -399,18 +281,14 @@ Hll<T, I> device_to_hll(const Csr<T, I>& A, const ConvertOptions& options) {
   fill.units = g.units;
   conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(), val.data());
   finish();
-  return TrustedAssembly::hll<T, I>(rows, A.cols(), H, std::move(hack_ptr), std::move(col),
-                                    std::move(val), std::move(len), A.nnz());
+  return Hll<T, I>(rows, A.cols(), H, std::move(hack_ptr), std::move(col),
+                                    std::move(val), std::move(len), Known{.nnz = A.nnz()});
 }
 
 // ---- HYB ----------------------------------------------------------------------
 
 template <Value T, Index I>
 Hyb<T, I> device_to_hyb(const Csr<T, I>& A, const ConvertOptions& options) {
-  if (options.hyb_width < -1)
-    throw InvalidInput(
-        fmt::format("HYB: hyb_width = {} must be -1 (Bell and Garland's rule) or a width >= 0",
-                    options.hyb_width));
   const std::int64_t rows = A.rows();
   const I* ptr = A.row_ptr().data();
   const std::int64_t longest = conv::longest_row(ptr, rows);
@@ -459,10 +337,10 @@ Hyb<T, I> device_to_hyb(const Csr<T, I>& A, const ConvertOptions& options) {
                 coo_row.data(), coo_col.data(), coo_val.data());
   finish();
   Ell<T, I> ell =
-      TrustedAssembly::ell<T, I>(rows, A.cols(), static_cast<I>(K), std::move(ell_col),
-                                 std::move(ell_val), std::move(ell_len), A.nnz() - coo_nnz);
-  Coo<T, I> coo = TrustedAssembly::coo<T, I>(rows, A.cols(), std::move(coo_row), std::move(coo_col),
-                                             std::move(coo_val), true);
+      Ell<T, I>(rows, A.cols(), static_cast<I>(K), std::move(ell_col),
+                                 std::move(ell_val), std::move(ell_len), Known{.nnz = A.nnz() - coo_nnz});
+  Coo<T, I> coo = Coo<T, I>(rows, A.cols(), std::move(coo_row), std::move(coo_col),
+                                             std::move(coo_val), Known{.nnz = 0, .sorted = true});
   return Hyb<T, I>(std::move(ell), std::move(coo), Check::Trusted);
 }
 
@@ -549,17 +427,13 @@ Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options) {
   }
   ExplicitZeros<I> zeros = device_explicit_zeros(A);
   finish();
-  return TrustedAssembly::dia<T, I>(m, n, std::move(offsets), std::move(values), std::move(zeros),
-                                    nnz);
+  return Dia<T, I>(m, n, std::move(offsets), std::move(values), std::move(zeros), Known{.nnz = nnz});
 }
 
 // ---- HDI ----------------------------------------------------------------------
 
 template <Value T, Index I>
 Hdi<T, I> device_to_hdi(const Csr<T, I>& A, const ConvertOptions& options) {
-  if (options.hack_size < 1)
-    throw InvalidInput(
-        fmt::format("HDI: ConvertOptions::hack_size = {}, expected at least 1", options.hack_size));
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz(), H = options.hack_size;
   const std::int64_t nh = (m + H - 1) / H;
   const I hack = checked_index<I>(H, "HDI hack_size");
@@ -593,18 +467,14 @@ Hdi<T, I> device_to_hdi(const Csr<T, I>& A, const ConvertOptions& options) {
                        conv::KeyMode::Diagonal, H, sub_bits, keys.uniq, start.get(), values.data());
   ExplicitZeros<I> zeros = device_explicit_zeros(A);
   finish();
-  return TrustedAssembly::hdi<T, I>(m, n, hack, std::move(hack_ptr), std::move(offsets),
-                                    std::move(values), std::move(zeros), nnz);
+  return Hdi<T, I>(m, n, hack, std::move(hack_ptr), std::move(offsets),
+                                    std::move(values), std::move(zeros), Known{.nnz = nnz});
 }
 
 // ---- BCSR ---------------------------------------------------------------------
 
 template <Value T, Index I>
 Bcsr<T, I> device_to_bcsr(const Csr<T, I>& A, const ConvertOptions& options) {
-  constexpr int kMax = Bcsr<T, I>::kMaxBlockSize;
-  if (options.block_size < 1 || options.block_size > kMax)
-    throw InvalidInput(fmt::format("BCSR: ConvertOptions::block_size = {} is out of range [1, {}]",
-                                   options.block_size, kMax));
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz(), b = options.block_size;
   const std::int64_t mb = (m + b - 1) / b, nbc = (n + b - 1) / b;
   const int sub_bits = conv::bit_width(static_cast<std::uint64_t>(nbc > 0 ? nbc - 1 : 0));
@@ -615,19 +485,8 @@ Bcsr<T, I> device_to_bcsr(const Csr<T, I>& A, const ConvertOptions& options) {
   const std::int64_t nblocks = keys.count;
 
   // Refuse before allocating: low fill, or storage beyond the budget.
+  check_bcsr_size<T, I>(mb, nblocks, b, A.nnz(), A.bytes(), options);
   const PaddedSize size = bcsr_size<T, I>(mb, nblocks, b);
-  const std::string what = fmt::format("{} blocks of {}x{}", nblocks, b, b);
-  if (size.values > 0) {
-    const double fill = static_cast<double>(A.nnz()) / static_cast<double>(size.values);
-    if (fill < options.min_block_fill)
-      throw Unsupported(fmt::format(
-          "BCSR: block size {} gives fill {:.4f} ({} entries in {} = {} stored values, {} bytes, "
-          "{:.1f}x the CSR's {} bytes), below ConvertOptions::min_block_fill = {}",
-          b, fill, A.nnz(), what, size.values, size.bytes,
-          static_cast<double>(size.bytes) / static_cast<double>(A.bytes()), A.bytes(),
-          options.min_block_fill));
-  }
-  check_padded_budget("BCSR", what, size, A.nnz(), A.bytes(), options);
 
   Scratch<std::int64_t> start(mb + 1);
   conv::group_starts(keys.uniq, nblocks, mb, sub_bits, start.get());
@@ -643,9 +502,8 @@ Bcsr<T, I> device_to_bcsr(const Csr<T, I>& A, const ConvertOptions& options) {
                        conv::KeyMode::Block, b, sub_bits, keys.uniq, start.get(), values.data());
   ExplicitZeros<I> zeros = device_explicit_zeros(A);
   finish();
-  return TrustedAssembly::bcsr<T, I>(m, n, static_cast<int>(b), std::move(block_ptr),
-                                     std::move(block_col), std::move(values), std::move(zeros),
-                                     nnz);
+  return Bcsr<T, I>(m, n, static_cast<int>(b), std::move(block_ptr),
+                                     std::move(block_col), std::move(values), std::move(zeros), Known{.nnz = nnz});
 }
 
 // ---- COO ----------------------------------------------------------------------
@@ -658,20 +516,26 @@ Coo<T, I> device_to_coo(const Csr<T, I>& A) {
   Array<T> val = A.values().clone();
   finish();
   // CSR columns increase strictly within each row: (row, column) order.
-  return TrustedAssembly::coo<T, I>(A.rows(), A.cols(), std::move(rows), std::move(col),
-                                    std::move(val), true);
+  return Coo<T, I>(A.rows(), A.cols(), std::move(rows), std::move(col),
+                                    std::move(val), Known{.nnz = 0, .sorted = true});
 }
 
-#define SPX_INST(T, I)                                                         \
-  template Ell<T, I> device_to_ell(const Csr<T, I>&, const ConvertOptions&);   \
-  template Sell<T, I> device_to_sell(const Csr<T, I>&, const ConvertOptions&); \
-  template Hll<T, I> device_to_hll(const Csr<T, I>&, const ConvertOptions&);   \
-  template Hyb<T, I> device_to_hyb(const Csr<T, I>&, const ConvertOptions&);   \
-  template Jad<T, I> device_to_jad(const Csr<T, I>&, const ConvertOptions&);   \
-  template Dia<T, I> device_to_dia(const Csr<T, I>&, const ConvertOptions&);   \
-  template Hdi<T, I> device_to_hdi(const Csr<T, I>&, const ConvertOptions&);   \
-  template Bcsr<T, I> device_to_bcsr(const Csr<T, I>&, const ConvertOptions&); \
-  template Coo<T, I> device_to_coo(const Csr<T, I>&);
+template <Value T, Index I>
+void register_cuda_conversions(Registry<T, I>& reg) {
+  constexpr Backend kCuda = Backend::Cuda;
+  reg.template add_conversion<Ell<T, I>>(kCuda, device_to_ell<T, I>);
+  reg.template add_conversion<Sell<T, I>>(kCuda, device_to_sell<T, I>);
+  reg.template add_conversion<Hll<T, I>>(kCuda, device_to_hll<T, I>);
+  reg.template add_conversion<Hyb<T, I>>(kCuda, device_to_hyb<T, I>);
+  reg.template add_conversion<Jad<T, I>>(kCuda, device_to_jad<T, I>);
+  reg.template add_conversion<Dia<T, I>>(kCuda, device_to_dia<T, I>);
+  reg.template add_conversion<Hdi<T, I>>(kCuda, device_to_hdi<T, I>);
+  reg.template add_conversion<Bcsr<T, I>>(kCuda, device_to_bcsr<T, I>);
+  reg.template add_conversion<Coo<T, I>>(
+      kCuda, [](const Csr<T, I>& A, const ConvertOptions&) { return device_to_coo(A); });
+}
+
+#define SPX_INST(T, I) template void register_cuda_conversions(Registry<T, I>&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 

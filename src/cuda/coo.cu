@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/backend.hpp"
+#include "cuda/register.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels.hpp"

@@ -6,10 +6,9 @@
 // path fix up carry-outs in a fixed order, without atomics). The COO kernel is
 // not: it adds run sums with atomics. Among the baselines, cuSPARSE ALG2 (CSR
 // and COO) is documented as reproducible, ALG1 is not.
-#include "baselines/cusparse.hpp"
-#include "core/backend.hpp"
+#include "cuda/register.hpp"
+
 #include "core/instantiate.hpp"
-#include "core/spmm_backend.hpp"
 #include "cuda/batch_kernels.hpp"
 #include "cuda/blocked_kernels.hpp"
 #include "cuda/ellpack_kernels.hpp"
@@ -45,11 +44,12 @@ void register_cuda_kernels(Registry<T, I>& reg) {
 
   register_cuda_ellpack_kernels(reg);  // ELL, SELL, HLL, JAD, HYB (src/cuda/register_ellpack.cu)
 
-  // Baselines (tests and benchmark only; Auto never picks them).
-  baselines::register_cusparse(reg);
   spx::cuda::register_batch_kernels(reg);  // batched SpMV (src/cuda/register_batch.cu)
   register_cuda_spmm_kernels(reg);
   register_cuda_blocked_kernels(reg);  // DIA, HDI, BCSR (src/cuda/register_blocked.cu)
+  register_cuda_conversions(reg);      // CSR → any format on the device (convert_device.cpp)
+
+  reg.set_vector_ops(Backend::Cuda, VectorOps<T>{cuda_scale<T>, cuda_scale_dense<T>});
 }
 
 #define SPX_INST(T, I) template void register_cuda_kernels(Registry<T, I>&);

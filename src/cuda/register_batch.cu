@@ -74,7 +74,6 @@ void register_batch_kernels(Registry<T, I>& reg) {
                                         [](const Ell&) { return Algorithm::ThreadPerRow; });
 
   // Baselines (benchmarks and tests only).
-  register_cusparse_batch(reg);
 }
 
 #define SPX_INST(T, I) template void register_batch_kernels(Registry<T, I>&);

@@ -5,7 +5,6 @@
 // block size (choose_bcsr in bcsr.cu): b ≤ 3 block_sub_warp, b = 4
 // block_by_block, 5 ≤ b < 24 block_by_column, b ≥ 24 block_row_shared.
 // RunInfo::algorithm reports the choice.
-#include "baselines/cusparse_bsr.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/blocked_kernels.hpp"
 
@@ -47,7 +46,6 @@ void register_cuda_blocked_kernels(Registry<T, I>& reg) {
       Backend::Cuda, [](const BcsrM& A) { return cuda::choose_bcsr(A.block_size()); });
 
   // Baselines (tests and benchmark only; Auto never picks them).
-  baselines::register_cusparse_bsr(reg);
 }
 
 #define SPX_INST(T, I) template void register_cuda_blocked_kernels(Registry<T, I>&);

@@ -5,7 +5,6 @@
 // Determinism: every kernel here sums each row in a fixed order (lanes'
 // partial sums added in lane order), except HYB, whose COO part adds with
 // atomics. cuSPARSE SELL ALG1 is documented as reproducible.
-#include "baselines/cusparse_sell.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/ellpack_kernels.hpp"
 
@@ -53,7 +52,6 @@ void register_cuda_ellpack_kernels(Registry<T, I>& reg) {
   reg.template set_spmv_auto<HybM>(Backend::Cuda, [](const HybM&) { return Algorithm::Hybrid; });
 
   // Baseline (tests and benchmark only; Auto never picks it).
-  baselines::register_cusparse_sell(reg);
 }
 
 #define SPX_INST(T, I) template void register_cuda_ellpack_kernels(Registry<T, I>&);

@@ -3,7 +3,7 @@
 
 #include "core/convert_ellpack.hpp"
 #include "core/instantiate.hpp"
-#include "core/spmm_backend.hpp"
+#include "cuda/register.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/spmm.hpp"
 
@@ -45,7 +45,6 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
       return Algorithm::RowPanel;
     return cuda::choose_spmm(mean_row, max_row, shape.n);
   });
-  cuda::register_spmm_baselines(reg);
 }
 
 #define SPX_INST(T, I) template void register_cuda_spmm_kernels(Registry<T, I>&);

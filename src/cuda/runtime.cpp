@@ -4,15 +4,26 @@
 
 #include <fmt/format.h>
 
-#include "core/device.hpp"
+#include "core/backend.hpp"
 #include "cuda/check.hpp"
+#include "cuda/register.hpp"
 #include "spx/core/array.hpp"
 
 namespace spx {
 namespace detail {
+namespace {
+/// A CUDA device is present and the runtime works (asked once).
+bool device_present() noexcept {
+  static const bool present = [] {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  }();
+  return present;
+}
+}  // namespace
 
 void* device_malloc(std::size_t bytes) {
-  if (!cuda_available())
+  if (!device_present())
     throw Unsupported(fmt::format("device allocation of {} bytes: no usable CUDA device", bytes));
   void* p = nullptr;
   cudaError_t err = cudaMalloc(&p, bytes);
@@ -40,18 +51,22 @@ void device_copy(void* dst, const void* src, std::size_t bytes) {
   cuda::check(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize after cudaMemcpy");
 }
 
+const BackendModule& cuda_backend_module() {
+  static const BackendModule module{
+      .backend = Backend::Cuda,
+      .space = Space::Device,
+      .available = device_present,
+      .allocate = device_malloc,
+      .deallocate = device_free,
+      .copy = device_copy,
+      .register_f32_i32 = register_cuda_kernels<float, std::int32_t>,
+      .register_f32_i64 = register_cuda_kernels<float, std::int64_t>,
+      .register_f64_i32 = register_cuda_kernels<double, std::int32_t>,
+      .register_f64_i64 = register_cuda_kernels<double, std::int64_t>,
+  };
+  return module;
+}
+
 }  // namespace detail
-
-bool cuda_compiled() noexcept {
-  return true;
-}
-
-bool cuda_available() noexcept {
-  static const bool available = [] {
-    int count = 0;
-    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-  }();
-  return available;
-}
 
 }  // namespace spx

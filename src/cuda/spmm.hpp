@@ -155,12 +155,3 @@ template <Value T, Index I>
 void csr_to_dense_col_major(const Csr<T, I>& A, T* D, const ExecContext& ctx);
 
 }  // namespace spx::cuda
-
-namespace spx::cuda {
-
-/// Registers the cuSPARSE SpMM (CSR ALG1/ALG2/ALG3) and cuBLAS GEMM
-/// baselines (src/baselines/cusparse_spmm.cpp).
-template <Value T, Index I>
-void register_spmm_baselines(Registry<T, I>& registry);
-
-}  // namespace spx::cuda

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/instantiate.hpp"
-#include "core/spmm_backend.hpp"
+#include "cuda/register.hpp"
 #include "cuda/check.hpp"
 #include "cuda/spmm.hpp"
 

@@ -1,7 +1,7 @@
 // Dense vector helpers for the dispatcher.
 #include <cuda_runtime.h>
 
-#include "core/backend.hpp"
+#include "cuda/register.hpp"
 #include "cuda/check.hpp"
 
 namespace spx {

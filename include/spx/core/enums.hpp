@@ -72,22 +72,24 @@ enum class Algorithm : std::uint8_t {
   RowSplit,
   MergeBased,
   RowPanel,  ///< CSR, n > 16: a warp per panel of R rows over the union of their columns
-
-  // ---- Baselines (benchmarks and tests only) ----
-  CusparseCsrAlg1,
-  CusparseCsrAlg2,
-  CusparseCooAlg1,
-  CusparseCooAlg2,
-  CusparseSellAlg1,
-  CusparseBsrAlg1,
-  CusparseBsrmv,
-  Eigen,
-  CusparseSpmmAlg1,
-  CusparseSpmmAlg2,
-  CusparseSpmmAlg3,
-  CublasGemm,
-  CusparseLoop,  ///< batched baseline: one cuSPARSE SpMV call per matrix
 };
+
+/// Algorithm values from kFirstExternalAlgorithm up are not SpX's: they name
+/// kernels registered from outside the library through Registry::extend (the
+/// benchmark's cuSPARSE, cuBLAS and Eigen baselines, target spx_baselines),
+/// which names them with name_external_algorithm. Auto never resolves to one.
+inline constexpr std::uint8_t kFirstExternalAlgorithm = 128;
+constexpr Algorithm external_algorithm(std::uint8_t i) noexcept {
+  return static_cast<Algorithm>(kFirstExternalAlgorithm + i);
+}
+constexpr bool is_external(Algorithm a) noexcept {
+  return static_cast<std::uint8_t>(a) >= kFirstExternalAlgorithm;
+}
+/// Gives an external algorithm the name to_string prints and parse_algorithm
+/// accepts. Throws InvalidInput for a built-in value or a name in use by
+/// another algorithm; naming the same value again with the same name is a
+/// no-op.
+void name_external_algorithm(Algorithm a, std::string_view name);
 
 /// Operations a kernel can implement.
 enum class Op : std::uint8_t { Spmv, Spmm, BatchSpmv };
@@ -102,7 +104,8 @@ Format parse_format(std::string_view name);
 Algorithm parse_algorithm(std::string_view name);
 Op parse_op(std::string_view name);
 
-/// Every algorithm, in declaration order (for help texts and enumeration).
+/// Every built-in algorithm, in declaration order (for help texts and
+/// enumeration); external ones are not listed.
 std::span<const Algorithm> all_algorithms() noexcept;
 
 }  // namespace spx

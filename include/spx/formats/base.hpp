@@ -20,12 +20,16 @@ namespace spx {
 /// conversions, whose output is correct by construction.
 enum class Check : std::uint8_t { Full, Trusted };
 
-namespace detail {
+/// What a caller that assembled a format's arrays itself vouches for, given
+/// to the constructors that take it (ELL, SELL, HLL, COO, DIA, HDI, BCSR):
+/// they skip validation like Check::Trusted and, unlike it, do not read the
+/// arrays to count entries (which would copy device arrays to the host).
+struct Known {
+  std::int64_t nnz = 0;  ///< true entries (padding excluded, explicit zeros included)
+  bool sorted = false;   ///< COO: entries strictly increasing in (row, column)
+};
 
-/// Assembles formats from arrays built on the device whose counts (nnz, ...)
-/// are known, without reading the arrays back (src/cuda/convert_device.cpp);
-/// a friend of the format classes.
-struct TrustedAssembly;
+namespace detail {
 
 template <Index I>
 class FormatBase {

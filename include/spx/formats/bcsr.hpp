@@ -40,6 +40,9 @@ class Bcsr : public detail::FormatBase<I> {
   /// Violations raise InvalidInput naming the array, the position and the value.
   Bcsr(I rows, I cols, int block_size, Array<I> block_ptr, Array<I> block_col, Array<T> values,
        ExplicitZeros<I> zeros = {}, Check check = Check::Full);
+  /// Arrays the caller assembled itself (SpX's device conversions), with the
+  /// counts it knows: no validation, and the arrays are not read.
+  Bcsr(I rows, I cols, int block_size, Array<I> block_ptr, Array<I> block_col, Array<T> values, ExplicitZeros<I> zeros, Known known);
 
   /// True entries: the nonzero values plus the explicit zeros (not padding).
   std::int64_t nnz() const noexcept { return nnz_; }
@@ -66,7 +69,6 @@ class Bcsr : public detail::FormatBase<I> {
   Bcsr clone() const { return to(this->space_); }
 
  private:
-  friend struct detail::TrustedAssembly;
   int block_size_ = 1;
   Array<I> block_ptr_{Array<I>::filled(1, I{0})};
   Array<I> block_col_;

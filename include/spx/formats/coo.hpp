@@ -22,6 +22,9 @@ class Coo : public detail::FormatBase<I> {
   /// [0, rows), columns in [0, cols).
   Coo(I rows, I cols, Array<I> row_idx, Array<I> col_idx, Array<T> values,
       Check check = Check::Full);
+  /// Arrays the caller assembled itself (SpX's device conversions), with the
+  /// counts it knows: no validation, and the arrays are not read.
+  Coo(I rows, I cols, Array<I> row_idx, Array<I> col_idx, Array<T> values, Known known);
 
   std::int64_t nnz() const noexcept { return static_cast<std::int64_t>(values_.size()); }
   const Array<I>& row_idx() const noexcept { return row_idx_; }
@@ -38,7 +41,6 @@ class Coo : public detail::FormatBase<I> {
   Coo clone() const { return to(this->space_); }
 
  private:
-  friend struct detail::TrustedAssembly;
   Array<I> row_idx_;
   Array<I> col_idx_;
   Array<T> values_;

@@ -35,6 +35,9 @@ class Dia : public detail::FormatBase<I> {
   /// Violations raise InvalidInput naming the array, the position and the value.
   Dia(I rows, I cols, Array<I> offsets, Array<T> values, ExplicitZeros<I> zeros = {},
       Check check = Check::Full);
+  /// Arrays the caller assembled itself (SpX's device conversions), with the
+  /// counts it knows: no validation, and the arrays are not read.
+  Dia(I rows, I cols, Array<I> offsets, Array<T> values, ExplicitZeros<I> zeros, Known known);
 
   /// True entries: the nonzero values plus the explicit zeros (not padding).
   std::int64_t nnz() const noexcept { return nnz_; }
@@ -49,7 +52,6 @@ class Dia : public detail::FormatBase<I> {
   Dia clone() const { return to(this->space_); }
 
  private:
-  friend struct detail::TrustedAssembly;
   Array<I> offsets_;
   Array<T> values_;
   ExplicitZeros<I> zeros_;

@@ -30,6 +30,9 @@ class Ell : public detail::FormatBase<I> {
   /// values are zero. Violations raise InvalidInput naming array and position.
   Ell(I rows, I cols, I width, Array<I> col_idx, Array<T> values, Array<I> row_len,
       Check check = Check::Full);
+  /// Arrays the caller assembled itself (SpX's device conversions), with the
+  /// counts it knows: no validation, and the arrays are not read.
+  Ell(I rows, I cols, I width, Array<I> col_idx, Array<T> values, Array<I> row_len, Known known);
 
   /// True entries (padding excluded).
   std::int64_t nnz() const noexcept { return nnz_; }
@@ -48,7 +51,6 @@ class Ell : public detail::FormatBase<I> {
   Ell clone() const { return to(this->space_); }
 
  private:
-  friend struct detail::TrustedAssembly;
   I width_ = 0;
   Array<I> col_idx_;
   Array<T> values_;

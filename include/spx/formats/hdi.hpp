@@ -42,6 +42,9 @@ class Hdi : public detail::FormatBase<I> {
   /// InvalidInput naming the array, the position and the value.
   Hdi(I rows, I cols, I hack_size, Array<I> hack_ptr, Array<I> offsets, Array<T> values,
       ExplicitZeros<I> zeros = {}, Check check = Check::Full);
+  /// Arrays the caller assembled itself (SpX's device conversions), with the
+  /// counts it knows: no validation, and the arrays are not read.
+  Hdi(I rows, I cols, I hack_size, Array<I> hack_ptr, Array<I> offsets, Array<T> values, ExplicitZeros<I> zeros, Known known);
 
   /// True entries: the nonzero values plus the explicit zeros (not padding).
   std::int64_t nnz() const noexcept { return nnz_; }
@@ -64,7 +67,6 @@ class Hdi : public detail::FormatBase<I> {
   Hdi clone() const { return to(this->space_); }
 
  private:
-  friend struct detail::TrustedAssembly;
   I hack_size_ = 32;
   Array<I> hack_ptr_{Array<I>::filled(1, I{0})};
   Array<I> offsets_;

@@ -32,6 +32,9 @@ class Hll : public detail::FormatBase<I> {
   /// along each row's true entries; padding values are zero.
   Hll(I rows, I cols, int hack_size, Array<I> hack_ptr, Array<I> col_idx, Array<T> values,
       Array<I> row_len, Check check = Check::Full);
+  /// Arrays the caller assembled itself (SpX's device conversions), with the
+  /// counts it knows: no validation, and the arrays are not read.
+  Hll(I rows, I cols, int hack_size, Array<I> hack_ptr, Array<I> col_idx, Array<T> values, Array<I> row_len, Known known);
 
   /// True entries (padding excluded).
   std::int64_t nnz() const noexcept { return nnz_; }
@@ -58,7 +61,6 @@ class Hll : public detail::FormatBase<I> {
   Hll clone() const { return to(this->space_); }
 
  private:
-  friend struct detail::TrustedAssembly;
   int hack_size_ = 32;
   Array<I> hack_ptr_{Array<I>::filled(1, I{0})};
   Array<I> col_idx_;

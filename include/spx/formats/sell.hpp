@@ -42,6 +42,9 @@ class Sell : public detail::FormatBase<I> {
   Sell(I rows, I cols, int slice_size, int sigma, int threads_per_row, Array<I> slice_ptr,
        Array<I> slice_width, Array<I> col_idx, Array<T> values, Array<I> row_len, Array<I> perm,
        Check check = Check::Full);
+  /// Arrays the caller assembled itself (SpX's device conversions), with the
+  /// counts it knows: no validation, and the arrays are not read.
+  Sell(I rows, I cols, int slice_size, int sigma, int threads_per_row, Array<I> slice_ptr, Array<I> slice_width, Array<I> col_idx, Array<T> values, Array<I> row_len, Array<I> perm, Known known);
 
   /// True entries (padding excluded).
   std::int64_t nnz() const noexcept { return nnz_; }
@@ -78,7 +81,6 @@ class Sell : public detail::FormatBase<I> {
   Sell clone() const { return to(this->space_); }
 
  private:
-  friend struct detail::TrustedAssembly;
   int slice_size_ = 32;
   int sigma_ = 1;
   int threads_per_row_ = 1;

@@ -1,0 +1,64 @@
+// What every conversion checks once, whichever backend fills the result: the
+// parameters of ConvertOptions (before anything runs) and the limits on the
+// sizes a backend computed (padded storage against the budget, block fill).
+// The host conversions (src/core/convert_*.cpp) and the device ones
+// registered by a backend (e.g. src/cuda/convert_device.cpp) call the same
+// functions, so both refuse the same requests with the same messages.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "core/padded.hpp"
+#include "spx/convert.hpp"
+#include "spx/registry.hpp"
+
+namespace spx::detail {
+
+/// SELL: slice_size C >= 1, threads_per_row >= 1, sigma 1 or a multiple of C.
+void check_sell_options(const ConvertOptions& options);
+/// HLL: hack_size >= 1.
+void check_hll_options(const ConvertOptions& options);
+/// HDI: hack_size >= 1.
+void check_hdi_options(const ConvertOptions& options);
+/// HYB: hyb_width >= -1.
+void check_hyb_options(const ConvertOptions& options);
+/// BCSR: block_size in [1, max_block].
+void check_bcsr_options(const ConvertOptions& options, int max_block);
+
+/// BCSR of `nblocks` blocks of b×b over `block_rows` block rows: refuses
+/// (Unsupported) below ConvertOptions::min_block_fill or beyond the budget.
+template <Value T, Index I>
+void check_bcsr_size(std::int64_t block_rows, std::int64_t nblocks, std::int64_t b,
+                     std::int64_t nnz, std::size_t csr_bytes, const ConvertOptions& options) {
+  const PaddedSize size = bcsr_size<T, I>(block_rows, nblocks, b);
+  const std::string what = fmt::format("{} blocks of {}x{}", nblocks, b, b);
+  if (size.values > 0) {
+    const double fill = static_cast<double>(nnz) / static_cast<double>(size.values);
+    if (fill < options.min_block_fill)
+      throw Unsupported(fmt::format(
+          "BCSR: block size {} gives fill {:.4f} ({} entries in {} = {} stored values, {} bytes, "
+          "{:.1f}x the CSR's {} bytes), below ConvertOptions::min_block_fill = {}",
+          b, fill, nnz, what, size.values, size.bytes,
+          static_cast<double>(size.bytes) / static_cast<double>(csr_bytes), csr_bytes,
+          options.min_block_fill));
+  }
+  check_padded_budget("BCSR", what, size, nnz, csr_bytes, options);
+}
+
+/// CSR → M for a CSR outside host memory: the conversion the backend owning
+/// that memory registered. Throws Unsupported when it has none.
+template <class M, Value T, Index I>
+M convert_on_backend(const Csr<T, I>& A, const ConvertOptions& options) {
+  const Backend b = backend_of(A.space());
+  const Conversion<T, I>* c = Registry<T, I>::instance().find_conversion(M::kFormat, b);
+  if (c == nullptr)
+    throw Unsupported(fmt::format("CSR to {}: no conversion on the {} backend",
+                                  to_string(M::kFormat), to_string(b)));
+  return std::get<M>(c->run(A, options));
+}
+
+}  // namespace spx::detail
