@@ -206,7 +206,7 @@ Caller<Coo<T, I>> shuffled(const Coo<T, I>& A, std::uint64_t seed) {
 /// The products of `c`'s view against those of its owned copy on the CPU;
 /// then checks that the caller's arrays were not written.
 template <class M, class T = typename M::value_type, class I = typename M::index_type>
-void compare_view_products(const std::string& name, const Caller<M>& c, const Csr<T, I>& A,
+void compare_host_products(const std::string& name, const Caller<M>& c, const Csr<T, I>& A,
                            Ran& ran) {
   const Caller<M> before = c;
   const M owned = c.owned();
@@ -214,6 +214,105 @@ void compare_view_products(const std::string& name, const Caller<M>& c, const Cs
   expect_no_copy(view, c);
   compare_products(name, owned, view, A, Backend::Cpu, ran);
   EXPECT_TRUE(c == before) << name << ": a product wrote the caller's arrays";
+}
+
+#if SPX_HAVE_CUDA
+/// Device memory the test allocates itself, as a caller would (not through SpX).
+template <class T>
+struct CallerDeviceArray {
+  T* p = nullptr;
+  std::size_t n = 0;
+  explicit CallerDeviceArray(const std::vector<T>& host) : n(host.size()) {
+    if (n == 0) return;
+    void* raw = nullptr;
+    EXPECT_EQ(cudaMalloc(&raw, n * sizeof(T)), cudaSuccess);
+    p = static_cast<T*>(raw);
+    EXPECT_EQ(cudaMemcpy(p, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  CallerDeviceArray(const CallerDeviceArray&) = delete;
+  /// A free that fails would mean SpX freed it already.
+  ~CallerDeviceArray() {
+    if (p != nullptr) {
+      EXPECT_EQ(cudaFree(p), cudaSuccess) << "the caller's device array was freed";
+    }
+  }
+  std::span<const T> span() const { return {p, n}; }
+  std::vector<T> to_host() const {
+    std::vector<T> h(n);
+    if (n > 0) {
+      EXPECT_EQ(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    }
+    return h;
+  }
+};
+
+/// The device copy of a host caller's arrays, and views of it.
+template <class M>
+struct DeviceCaller {
+  using T = typename M::value_type;
+  using I = typename M::index_type;
+  const Caller<M>& host;
+  CallerDeviceArray<I> a{host.a}, b{host.b};
+  CallerDeviceArray<T> v{host.v};
+
+  M view(Check check = Check::Full) const {
+    return M::view(host.rows, host.cols, a.span(), b.span(), v.span(), Space::Device, check);
+  }
+  M owned(Check check = Check::Full) const {
+    return M(host.rows, host.cols, Array<I>(host.a).to(Space::Device),
+             Array<I>(host.b).to(Space::Device), Array<T>(host.v).to(Space::Device), check);
+  }
+  bool unchanged() const {
+    return a.to_host() == host.a && b.to_host() == host.b && v.to_host() == host.v;
+  }
+};
+
+/// The products of a device view of `c`'s arrays against those of an owned
+/// device copy; then checks that the caller's device arrays were not written
+/// and are still allocated.
+template <class M, class T = typename M::value_type, class I = typename M::index_type>
+void compare_device_products(const std::string& name, const Caller<M>& c, const Csr<T, I>& A,
+                             Ran& ran) {
+  const DeviceCaller<M> d{c};
+  {
+    const M owned = d.owned();
+    const M view = d.view();
+    const auto& [pa, pb, pv] = arrays(view);
+    EXPECT_EQ(pa.data(), d.a.p);
+    EXPECT_EQ(pb.data(), d.b.p);
+    EXPECT_EQ(pv.data(), d.v.p);
+    EXPECT_EQ(view.space(), Space::Device);
+    compare_products(name, owned, view, A, Backend::Cuda, ran);
+    // A copy to the host owns its memory and holds the same matrix.
+    const M back = view.to(Space::Host);
+    expect_owning(back);
+    EXPECT_TRUE(Caller<M>(back) == c) << name;
+  }
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_TRUE(d.unchanged()) << name << ": a product wrote the caller's device arrays";
+}
+#endif
+
+/// For every matrix of `mats` as CSR, sorted COO, unsorted COO and CSC: the
+/// products through a view of the caller's arrays, in the space of
+/// `backend`, against those of an owned copy. Returns what ran.
+template <Value T, Index I>
+Ran compare_view_products(const std::vector<TestMatrix<T, I>>& mats, Backend backend) {
+  Ran ran;
+  const auto compare = [&](const std::string& name, const auto& c, const Csr<T, I>& A) {
+    if (backend == Backend::Cpu) return compare_host_products(name, c, A, ran);
+#if SPX_HAVE_CUDA
+    compare_device_products(name, c, A, ran);
+#endif
+  };
+  for (const auto& [name, A] : mats) {
+    const Coo<T, I> coo = to_coo(A);
+    compare(name, Caller<Csr<T, I>>(A), A);
+    compare(name, Caller<Coo<T, I>>(coo), A);
+    compare(name + " (unsorted)", shuffled(coo, fresh_seed()), A);
+    compare(name, Caller<Csc<T, I>>(to_csc(A)), A);
+  }
+  return ran;
 }
 
 /// The CPU kernels registered for CSR, COO and CSC.
@@ -308,14 +407,7 @@ TYPED_TEST(Views, ArrayViewRejectsNullAndMisalignedPointers) {
 TYPED_TEST(Views, ProductsThroughViewsEqualOwnedCopies) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  Ran ran;
-  for (const auto& [name, A] : all_test_matrices<T, I>()) {
-    const Coo<T, I> coo = to_coo(A);
-    compare_view_products(name, Caller<Csr<T, I>>(A), A, ran);
-    compare_view_products(name, Caller<Coo<T, I>>(coo), A, ran);
-    compare_view_products(name + " (unsorted)", shuffled(coo, fresh_seed()), A, ran);
-    compare_view_products(name, Caller<Csc<T, I>>(to_csc(A)), A, ran);
-  }
+  const Ran ran = compare_view_products(all_test_matrices<T, I>(), Backend::Cpu);
   // Guard: every CPU kernel of the three formats ran through a view.
   for (const auto& [op, f, a] : registered_cpu_kernels<T, I>())
     EXPECT_TRUE(ran.count({op, f, a}))
@@ -475,93 +567,12 @@ TYPED_TEST(Views, DeviceViewsValidateByCopyingToTheHost) {
 
 // ---- device views -------------------------------------------------------------
 
-#if SPX_HAVE_CUDA
-/// Device memory the test allocates itself, as a caller would (not through SpX).
-template <class T>
-struct CallerDeviceArray {
-  T* p = nullptr;
-  std::size_t n = 0;
-  explicit CallerDeviceArray(const std::vector<T>& host) : n(host.size()) {
-    if (n == 0) return;
-    void* raw = nullptr;
-    EXPECT_EQ(cudaMalloc(&raw, n * sizeof(T)), cudaSuccess);
-    p = static_cast<T*>(raw);
-    EXPECT_EQ(cudaMemcpy(p, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  CallerDeviceArray(const CallerDeviceArray&) = delete;
-  /// A free that fails would mean SpX freed it already.
-  ~CallerDeviceArray() {
-    if (p != nullptr) {
-      EXPECT_EQ(cudaFree(p), cudaSuccess) << "the caller's device array was freed";
-    }
-  }
-  std::span<const T> span() const { return {p, n}; }
-  std::vector<T> to_host() const {
-    std::vector<T> h(n);
-    if (n > 0) {
-      EXPECT_EQ(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-    }
-    return h;
-  }
-};
-
-/// The device copy of a host caller's arrays, and views of it.
-template <class M>
-struct DeviceCaller {
-  using T = typename M::value_type;
-  using I = typename M::index_type;
-  const Caller<M>& host;
-  CallerDeviceArray<I> a{host.a}, b{host.b};
-  CallerDeviceArray<T> v{host.v};
-
-  M view(Check check = Check::Full) const {
-    return M::view(host.rows, host.cols, a.span(), b.span(), v.span(), Space::Device, check);
-  }
-  M owned(Check check = Check::Full) const {
-    return M(host.rows, host.cols, Array<I>(host.a).to(Space::Device),
-             Array<I>(host.b).to(Space::Device), Array<T>(host.v).to(Space::Device), check);
-  }
-  bool unchanged() const {
-    return a.to_host() == host.a && b.to_host() == host.b && v.to_host() == host.v;
-  }
-};
-
-template <class M, class T = typename M::value_type, class I = typename M::index_type>
-void compare_device_products(const std::string& name, const Caller<M>& c, const Csr<T, I>& A,
-                             Ran& ran) {
-  const DeviceCaller<M> d{c};
-  {
-    const M owned = d.owned();
-    const M view = d.view();
-    const auto& [pa, pb, pv] = arrays(view);
-    EXPECT_EQ(pa.data(), d.a.p);
-    EXPECT_EQ(pb.data(), d.b.p);
-    EXPECT_EQ(pv.data(), d.v.p);
-    EXPECT_EQ(view.space(), Space::Device);
-    compare_products(name, owned, view, A, Backend::Cuda, ran);
-    // A copy to the host owns its memory and holds the same matrix.
-    const M back = view.to(Space::Host);
-    expect_owning(back);
-    EXPECT_TRUE(Caller<M>(back) == c) << name;
-  }
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_TRUE(d.unchanged()) << name << ": a product wrote the caller's device arrays";
-}
-#endif
-
 TYPED_TEST(Views, DeviceViewsBehaveLikeOwnedDeviceMatrices) {
   SPX_REQUIRE_GPU_OR_SKIP();
 #if SPX_HAVE_CUDA
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  Ran ran;
-  for (const auto& [name, A] : generated_matrices<T, I>()) {
-    const Coo<T, I> coo = to_coo(A);
-    compare_device_products(name, Caller<Csr<T, I>>(A), A, ran);
-    compare_device_products(name, Caller<Coo<T, I>>(coo), A, ran);
-    compare_device_products(name + " (unsorted)", shuffled(coo, fresh_seed()), A, ran);
-    compare_device_products(name, Caller<Csc<T, I>>(to_csc(A)), A, ran);
-  }
+  const Ran ran = compare_view_products(generated_matrices<T, I>(), Backend::Cuda);
   EXPECT_FALSE(ran.empty()) << "no CUDA kernel ran through a device view";
 
   // Validation copies device arrays to the host, as for owned device arrays,
