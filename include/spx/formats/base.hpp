@@ -17,8 +17,8 @@
 namespace spx {
 
 /// Whether a format constructor validates its arrays. `Full` is the default
-/// for user data; `Trusted` skips validation and is meant for SpX's own
-/// conversions, whose output is correct by construction.
+/// for user data; `Trusted` skips validation, for SpX's own conversions (correct
+/// by construction) and for callers who vouch for their arrays (views below).
 enum class Check : std::uint8_t { Full, Trusted };
 
 // Views. `Csr::view`, `Coo::view` and `Csc::view` build a format over arrays
