@@ -1,8 +1,15 @@
-// Array<T>: an owning, contiguous buffer bound to one memory space.
+// Array<T>: a contiguous buffer bound to one memory space, owning its memory
+// or viewing memory that belongs to someone else.
 //
 // Nothing copies implicitly: Array is move-only; `clone()` and `to(space)` are
-// the explicit copies. Host memory is 64-byte aligned. Allocation failure in
-// either space raises OutOfMemory with the number of bytes asked for.
+// the explicit copies, and they always own. Host memory SpX allocates is
+// 64-byte aligned. Allocation failure in either space raises OutOfMemory with
+// the number of bytes asked for.
+//
+// A view (`Array::view`) is the same type over the caller's memory: kernels see
+// the same data(), size() and space() and cannot tell it from an owning array.
+// SpX never frees a view's memory; the caller keeps it alive (and in place) as
+// long as the view, or any matrix built over it, is used.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +18,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -25,6 +33,17 @@ void* allocate(std::size_t bytes, Space space);
 void deallocate(void* p, Space space) noexcept;
 /// Copies `bytes` between any two spaces; synchronous.
 void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes);
+
+/// Throws InvalidInput, naming `what`, unless `data` can hold a view of `n`
+/// elements of alignment `align`: not null when n > 0, and aligned.
+inline void check_view(std::string_view what, const void* data, std::size_t n, std::size_t align) {
+  if (data == nullptr && n > 0)
+    throw InvalidInput(std::string(what) + ": null pointer with " + std::to_string(n) +
+                       " elements");
+  if (reinterpret_cast<std::uintptr_t>(data) % align != 0)
+    throw InvalidInput(std::string(what) + ": pointer not aligned to " + std::to_string(align) +
+                       " bytes, the alignment of its element type");
+}
 }  // namespace detail
 
 template <class T>
@@ -55,20 +74,36 @@ class Array {
 
   Array(const Array&) = delete;
   Array& operator=(const Array&) = delete;
+  /// A move keeps owning or viewing; the source is left empty.
   Array(Array&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)),
         size_(std::exchange(o.size_, 0)),
-        space_(o.space_) {}
+        space_(o.space_),
+        view_(std::exchange(o.view_, false)) {}
   Array& operator=(Array&& o) noexcept {
     if (this != &o) {
       release();
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
       space_ = o.space_;
+      view_ = std::exchange(o.view_, false);
     }
     return *this;
   }
   ~Array() { release(); }
+
+  /// A view of `n` elements at `data`, memory in `space` that the caller owns:
+  /// no copy, and SpX never frees it. Throws InvalidInput for a null `data`
+  /// with n > 0 or a pointer not aligned for T.
+  static Array view(T* data, std::size_t n, Space space = Space::Host) {
+    detail::check_view("Array::view", data, n, alignof(T));
+    Array a;
+    a.data_ = data;
+    a.size_ = n;
+    a.space_ = space;
+    a.view_ = true;
+    return a;
+  }
 
   /// `n` copies of `value` on the host.
   static Array filled(std::size_t n, T value) {
@@ -84,6 +119,8 @@ class Array {
   bool empty() const noexcept { return size_ == 0; }
   std::size_t bytes() const noexcept { return size_ * sizeof(T); }
   Space space() const noexcept { return space_; }
+  /// True for a view of the caller's memory (Array::view), false when owning.
+  bool is_view() const noexcept { return view_; }
 
   /// Element access; host arrays only (checked in debug builds).
   T& operator[](std::size_t i) noexcept { return data_[i]; }
@@ -103,7 +140,8 @@ class Array {
     return {data_, size_};
   }
 
-  /// Explicit copy into `space` (which may be the same space).
+  /// Explicit copy into `space` (which may be the same space); owning, also
+  /// when this array is a view.
   Array to(Space space) const {
     Array out(size_, space);
     if (size_ > 0) detail::copy_bytes(out.data_, space, data_, space_, bytes());
@@ -122,14 +160,16 @@ class Array {
     if (space_ != Space::Host) throw Unsupported("host access to an array in device memory");
   }
   void release() noexcept {
-    if (data_) detail::deallocate(data_, space_);
+    if (data_ && !view_) detail::deallocate(data_, space_);
     data_ = nullptr;
     size_ = 0;
+    view_ = false;
   }
 
   T* data_ = nullptr;
   std::size_t size_ = 0;
   Space space_ = Space::Host;
+  bool view_ = false;  ///< the memory is the caller's: never freed here
 };
 
 }  // namespace spx

@@ -26,6 +26,16 @@ class Coo : public detail::FormatBase<I> {
   /// counts it knows: no validation, and the arrays are not read.
   Coo(I rows, I cols, Array<I> row_idx, Array<I> col_idx, Array<T> values, Known known);
 
+  /// A COO over the caller's arrays in `space`, without a copy (three arrays
+  /// of nnz entries). Validated as above unless `check` is Check::Trusted;
+  /// see "Views" in formats/base.hpp for the contract.
+  static Coo view(I rows, I cols, std::span<const I> row_idx, std::span<const I> col_idx,
+                  std::span<const T> values, Space space = Space::Host, Check check = Check::Full) {
+    return Coo(rows, cols, detail::view_of("COO", "row_idx", row_idx, space),
+               detail::view_of("COO", "col_idx", col_idx, space),
+               detail::view_of("COO", "values", values, space), check);
+  }
+
   std::int64_t nnz() const noexcept { return static_cast<std::int64_t>(values_.size()); }
   const Array<I>& row_idx() const noexcept { return row_idx_; }
   const Array<I>& col_idx() const noexcept { return col_idx_; }

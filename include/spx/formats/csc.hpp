@@ -19,6 +19,15 @@ class Csc : public detail::FormatBase<I> {
   Csc(I rows, I cols, Array<I> col_ptr, Array<I> row_idx, Array<T> values,
       Check check = Check::Full);
 
+  /// A CSC over the caller's arrays in `space`, without a copy; as Csr::view
+  /// with rows and columns swapped.
+  static Csc view(I rows, I cols, std::span<const I> col_ptr, std::span<const I> row_idx,
+                  std::span<const T> values, Space space = Space::Host, Check check = Check::Full) {
+    return Csc(rows, cols, detail::view_of("CSC", "col_ptr", col_ptr, space),
+               detail::view_of("CSC", "row_idx", row_idx, space),
+               detail::view_of("CSC", "values", values, space), check);
+  }
+
   std::int64_t nnz() const noexcept { return static_cast<std::int64_t>(row_idx_.size()); }
   const Array<I>& col_ptr() const noexcept { return col_ptr_; }
   const Array<I>& row_idx() const noexcept { return row_idx_; }

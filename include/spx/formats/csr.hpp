@@ -25,6 +25,17 @@ class Csr : public detail::FormatBase<I> {
   Csr(I rows, I cols, Array<I> row_ptr, Array<I> col_idx, Array<T> values,
       Check check = Check::Full);
 
+  /// A CSR over the caller's arrays in `space`, without a copy: row_ptr has
+  /// rows+1 entries, col_idx and values nnz. Validated as above unless
+  /// `check` is Check::Trusted; see "Views" in formats/base.hpp for the
+  /// contract (lifetime, const, values changed in place).
+  static Csr view(I rows, I cols, std::span<const I> row_ptr, std::span<const I> col_idx,
+                  std::span<const T> values, Space space = Space::Host, Check check = Check::Full) {
+    return Csr(rows, cols, detail::view_of("CSR", "row_ptr", row_ptr, space),
+               detail::view_of("CSR", "col_idx", col_idx, space),
+               detail::view_of("CSR", "values", values, space), check);
+  }
+
   std::int64_t nnz() const noexcept { return static_cast<std::int64_t>(col_idx_.size()); }
   const Array<I>& row_ptr() const noexcept { return row_ptr_; }
   const Array<I>& col_idx() const noexcept { return col_idx_; }
