@@ -34,18 +34,16 @@ void install();
 // ---- per-family registration (src/baselines/*.cpp) ----
 namespace spx::baselines {
 template <Value T, Index I>
-void register_cusparse(Registry<T, I>& registry);       // CSR, COO (cusparse.cpp)
+void register_cusparse(Registry<T, I>& registry);  // CSR, COO (cusparse.cpp)
 template <Value T, Index I>
 void register_cusparse_sell(Registry<T, I>& registry);  // SELL (cusparse_sell.cpp)
 template <Value T, Index I>
-void register_cusparse_bsr(Registry<T, I>& registry);   // BSR (cusparse_bsr.cpp)
-}  // namespace spx::baselines
-namespace spx::cuda {
+void register_cusparse_bsr(Registry<T, I>& registry);  // BSR (cusparse_bsr.cpp)
 template <Value T, Index I>
 void register_cusparse_batch(Registry<T, I>& registry);  // batched (cusparse_batch.cpp)
 template <Value T, Index I>
 void register_spmm_baselines(Registry<T, I>& registry);  // SpMM, GEMM (cusparse_spmm.cpp)
-}  // namespace spx::cuda
+}  // namespace spx::baselines
 namespace spx::detail {
 template <Value T, Index I>
 void register_eigen_baseline(Registry<T, I>& registry);  // CPU (eigen.cpp)

@@ -21,15 +21,15 @@
 // GPU tests poison y with NaN to check it), so the timed call is cuSPARSE's
 // alone.
 //
-// Handles: one per host thread and device (as src/baselines/cusparse.cpp),
-// bound to each call's stream. The generic descriptor and work buffer, and
-// the legacy matrix descriptor, are created on the first call and kept in the
-// matrix's structure cache (keys: CacheTag::Cusparse with the cuSPARSE
-// algorithm value, and kBsrmvKey for bsrmv). The cached work buffer is shared
-// by every call on that matrix, so concurrent calls on one matrix from several
-// streams are not supported for these baselines.
-#include "baselines/baselines.hpp"
+// Handles: one per host thread and device (cusparse_common.hpp), bound to
+// each call's stream. The generic descriptor and work buffer (the SpMV
+// baselines' cusparse_spmv), and the legacy matrix descriptor, are created on
+// the first call and kept in the matrix's structure cache (SpmvPlan and
+// BsrmvDescr, src/baselines/cache_entries.hpp). The cached work buffer is
+// shared by every call on that matrix, so concurrent calls on one matrix from
+// several streams are not supported for these baselines.
 #include "baselines/cusparse_bsr.hpp"
+#include "baselines/baselines.hpp"
 #include "baselines/cusparse_common.hpp"
 
 #include <cuda_runtime_api.h>
@@ -40,23 +40,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
-
-#include <fmt/format.h>
 
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
-#include "cuda/kernels.hpp"
 #include "cuda/launch.hpp"
-#include "spx/core/array.hpp"
 
 namespace spx::baselines {
 namespace {
-
-/// Structure-cache parameter of the bsrmv descriptor (not a cusparseSpMVAlg_t
-/// value, so it cannot collide with the generic plans).
-constexpr std::uint64_t kBsrmvKey = 0x100;
 
 std::int64_t block_cols(std::int64_t cols, std::int64_t b) {
   return (cols + b - 1) / b;
@@ -93,82 +83,27 @@ void on_padded_vectors(const Bcsr<T, I>& A, const T* x, T beta, T* y, cudaStream
 
 // ---- generic API: CUSPARSE_SPMV_BSR_ALG1 -------------------------------------
 
-/// The matrix descriptor and work buffer of one matrix.
-struct GenericPlan {
-  cusparseConstSpMatDescr_t mat = nullptr;
-  mutable Array<std::byte> buffer;  ///< device; cuSPARSE writes it during calls
-
-  GenericPlan() = default;
-  GenericPlan(GenericPlan&& o) noexcept
-      : mat(std::exchange(o.mat, nullptr)), buffer(std::move(o.buffer)) {}
-  GenericPlan& operator=(GenericPlan&&) = delete;
-  ~GenericPlan() {
-    if (mat != nullptr) cusparseDestroySpMat(mat);
-  }
-};
-
-/// Dense-vector descriptors for one call.
-struct DnVecs {
-  cusparseConstDnVecDescr_t x = nullptr;
-  cusparseDnVecDescr_t y = nullptr;
-  DnVecs() = default;
-  DnVecs(const DnVecs&) = delete;
-  DnVecs& operator=(const DnVecs&) = delete;
-  ~DnVecs() {
-    if (x != nullptr) cusparseDestroyDnVec(x);
-    if (y != nullptr) cusparseDestroyDnVec(y);
-  }
-};
-
 constexpr std::string_view kAlg1 = "BSR, CUSPARSE_SPMV_BSR_ALG1";
 
 template <Value T, Index I>
 void spmv_bsr_alg1(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
-  constexpr cudaDataType type = cuda_value_type<T>();
-  constexpr cusparseSpMVAlg_t alg = CUSPARSE_SPMV_BSR_ALG1;
   const std::int64_t b = A.block_size();
   const std::int64_t mb = A.block_rows(), nb = block_cols(A.cols(), b);
-  cusparseHandle_t h = cusparse_handle();
-  check_cusparse(cusparseSetStream(h, ctx.stream), "cusparseSetStream", kAlg1);
   on_padded_vectors(A, x, beta, y, ctx.stream, [&](const T* px, T* py) {
-    DnVecs v;
-    check_cusparse(cusparseCreateConstDnVec(&v.x, nb * b, px, type), "cusparseCreateConstDnVec(x)",
-                   kAlg1);
-    check_cusparse(cusparseCreateDnVec(&v.y, mb * b, py, type), "cusparseCreateDnVec(y)", kAlg1);
-    const GenericPlan& plan = A.structure_cache().template get<GenericPlan>(
-        cuda::cache_key(cuda::CacheTag::Cusparse, static_cast<std::uint64_t>(alg)), [&] {
-          GenericPlan p;
-          check_cusparse(
-              cusparseCreateConstBsr(&p.mat, mb, nb, A.blocks(), b, b, A.block_ptr().data(),
-                                     A.block_col().data(), A.values().data(),
-                                     cusparse_index_type<I>(), cusparse_index_type<I>(),
-                                     CUSPARSE_INDEX_BASE_ZERO, type, CUSPARSE_ORDER_COL),
-              "cusparseCreateConstBsr", kAlg1);
-          std::size_t bytes = 0;
-          check_cusparse(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat,
-                                                 v.x, &beta, v.y, type, alg, &bytes),
-                         "cusparseSpMV_bufferSize", kAlg1);
-          p.buffer = Array<std::byte>(bytes, Space::Device);
-          return p;
-        });
-    check_cusparse(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan.mat, v.x, &beta,
-                                v.y, type, alg, plan.buffer.data()),
-                   "cusparseSpMV", kAlg1);
+    cusparse_spmv(A, CUSPARSE_SPMV_BSR_ALG1, kAlg1, false, alpha, px, nb * b, beta, py, mb * b,
+                  ctx.stream, [&](SpmvPlan<>& p) {
+                    check_cusparse(
+                        cusparseCreateConstBsr(p.mat.out(), mb, nb, A.blocks(), b, b,
+                                               A.block_ptr().data(), A.block_col().data(),
+                                               A.values().data(), cusparse_index_type<I>(),
+                                               cusparse_index_type<I>(), CUSPARSE_INDEX_BASE_ZERO,
+                                               cuda_value_type<T>(), CUSPARSE_ORDER_COL),
+                        "cusparseCreateConstBsr", kAlg1);
+                  });
   });
 }
 
 // ---- legacy API: cusparse<t>bsrmv -------------------------------------------
-
-/// The legacy general-matrix descriptor (zero-based).
-struct LegacyDescr {
-  cusparseMatDescr_t descr = nullptr;
-  LegacyDescr() = default;
-  LegacyDescr(LegacyDescr&& o) noexcept : descr(std::exchange(o.descr, nullptr)) {}
-  LegacyDescr& operator=(LegacyDescr&&) = delete;
-  ~LegacyDescr() {
-    if (descr != nullptr) cusparseDestroyMatDescr(descr);
-  }
-};
 
 constexpr std::string_view kBsrmv = "BSR, cusparse<t>bsrmv";
 
@@ -181,18 +116,16 @@ void spmv_bsrmv(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y, const Ex
     const int mb = static_cast<int>(A.block_rows());
     const int nb = static_cast<int>(block_cols(A.cols(), b));
     const int nnzb = static_cast<int>(A.blocks());
-    cusparseHandle_t h = cusparse_handle();
-    check_cusparse(cusparseSetStream(h, ctx.stream), "cusparseSetStream", kBsrmv);
-    const LegacyDescr& d = A.structure_cache().template get<LegacyDescr>(
-        cuda::cache_key(cuda::CacheTag::Cusparse, kBsrmvKey), [] {
-          LegacyDescr l;
-          check_cusparse(cusparseCreateMatDescr(&l.descr), "cusparseCreateMatDescr", kBsrmv);
-          check_cusparse(cusparseSetMatType(l.descr, CUSPARSE_MATRIX_TYPE_GENERAL),
-                         "cusparseSetMatType", kBsrmv);
-          check_cusparse(cusparseSetMatIndexBase(l.descr, CUSPARSE_INDEX_BASE_ZERO),
-                         "cusparseSetMatIndexBase", kBsrmv);
-          return l;
-        });
+    cusparseHandle_t h = cusparse_handle(ctx.stream);
+    const BsrmvDescr& d = A.structure_cache().template get<BsrmvDescr>([] {
+      BsrmvDescr l;
+      check_cusparse(cusparseCreateMatDescr(l.descr.out()), "cusparseCreateMatDescr", kBsrmv);
+      check_cusparse(cusparseSetMatType(l.descr, CUSPARSE_MATRIX_TYPE_GENERAL),
+                     "cusparseSetMatType", kBsrmv);
+      check_cusparse(cusparseSetMatIndexBase(l.descr, CUSPARSE_INDEX_BASE_ZERO),
+                     "cusparseSetMatIndexBase", kBsrmv);
+      return l;
+    });
     on_padded_vectors(A, x, beta, y, ctx.stream, [&](const T* px, T* py) {
       cusparseStatus_t status;
       if constexpr (std::same_as<T, float>) {
@@ -215,9 +148,7 @@ template <Value T, Index I>
 void register_cusparse_bsr(Registry<T, I>& reg) {
   using M = Bcsr<T, I>;
   // Neither is documented as bitwise reproducible.
-  const auto info = [](Algorithm a) {
-    return KernelInfo{Op::Spmv, Format::Bcsr, a, Backend::Cuda, false, true};
-  };
+  const auto info = [](Algorithm a) { return cuda_baseline(Op::Spmv, Format::Bcsr, a, false); };
   const auto not_csr = [](const M& A) -> std::string {
     return A.block_size() >= 2 ? std::string()
                                : "cuSPARSE BSR needs b >= 2 (b = 1 is plain CSR: compare with "

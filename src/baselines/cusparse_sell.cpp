@@ -8,75 +8,35 @@
 //     column and skips padding by row length: the first call builds a copy of
 //     the column indices with -1 in the padding (a device kernel,
 //     sell_cusparse_columns in src/cuda/sell.cu) and keeps it, with the
-//     descriptor and the work buffer, in the matrix's structure cache under
-//     cache_key(CacheTag::Cusparse, CUSPARSE_SPMV_SELL_ALG1);
+//     descriptor and the work buffer, in the matrix's structure cache (a
+//     SpmvPlan<Array<I>>, src/baselines/cache_entries.hpp);
 //   - cuSPARSE has no row permutation: can_run refuses a SELL built with
 //     σ > 1 (rows sorted within windows), with the reason.
 // SpX's threads_per_row only pads widths further; cuSPARSE ignores it.
-// Handles: one per host thread and device, as in cusparse.cpp (a separate set
-// of handles; the two files do not share internals). As for the other
-// baselines, the cached work buffer means concurrent calls on one matrix from
-// several streams are not supported.
-#include "baselines/baselines.hpp"
+// The call itself is the SpMV baselines' cusparse_spmv (cusparse_common.hpp):
+// handles per host thread and device; as for the other baselines, the cached
+// work buffer means concurrent calls on one matrix from several streams are
+// not supported.
 #include "baselines/cusparse_sell.hpp"
+#include "baselines/baselines.hpp"
 #include "baselines/cusparse_common.hpp"
 
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
-#include <concepts>
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include <fmt/format.h>
 
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "cuda/ellpack_kernels.hpp"
-#include "cuda/kernels.hpp"
 #include "spx/core/array.hpp"
 
 namespace spx::baselines {
 namespace {
-
-constexpr std::string_view kName = "SELL, CUSPARSE_SPMV_SELL_ALG1";
-
-/// Throws CudaError naming the call and the algorithm.
-void check(cusparseStatus_t status, std::string_view call) {
-  check_cusparse(status, call, kName);
-}
-
-/// Dense-vector descriptor of one call.
-template <class D>
-struct Vec {
-  D d = nullptr;
-  Vec() = default;
-  Vec(const Vec&) = delete;
-  Vec& operator=(const Vec&) = delete;
-  ~Vec() {
-    if (d != nullptr) cusparseDestroyDnVec(d);
-  }
-};
-
-/// What one SELL matrix keeps for cuSPARSE: the column copy with -1 padding,
-/// the descriptor over it, and the work buffer.
-template <Index I>
-struct SellPlan {
-  Array<I> col;
-  cusparseConstSpMatDescr_t mat = nullptr;
-  mutable Array<std::byte> buffer;  ///< device; cuSPARSE writes it during calls
-
-  SellPlan() = default;
-  SellPlan(SellPlan&& o) noexcept
-      : col(std::move(o.col)), mat(std::exchange(o.mat, nullptr)), buffer(std::move(o.buffer)) {}
-  SellPlan& operator=(SellPlan&&) = delete;
-  ~SellPlan() {
-    if (mat != nullptr) cusparseDestroySpMat(mat);
-  }
-};
 
 template <Value T, Index I>
 std::string can_run_sell(const Sell<T, I>& A) {
@@ -90,37 +50,22 @@ std::string can_run_sell(const Sell<T, I>& A) {
 
 template <Value T, Index I>
 void spmv_sell(T alpha, const Sell<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
-  constexpr cudaDataType type = cuda_value_type<T>();
-  constexpr cusparseSpMVAlg_t alg = CUSPARSE_SPMV_SELL_ALG1;
-  cusparseHandle_t h = cusparse_handle();
-  check(cusparseSetStream(h, ctx.stream), "cusparseSetStream");
-  Vec<cusparseConstDnVecDescr_t> vx;
-  check(cusparseCreateConstDnVec(&vx.d, A.cols(), x, type), "cusparseCreateConstDnVec(x)");
-  Vec<cusparseDnVecDescr_t> vy;
-  check(cusparseCreateDnVec(&vy.d, A.rows(), y, type), "cusparseCreateDnVec(y)");
-
-  const SellPlan<I>& plan = A.structure_cache().template get<SellPlan<I>>(
-      cuda::cache_key(cuda::CacheTag::Cusparse, static_cast<std::uint64_t>(alg)), [&] {
-        SellPlan<I> p;
-        p.col = Array<I>(static_cast<std::size_t>(A.stored()), Space::Device);
-        cuda::sell_cusparse_columns(A, p.col.data(), ctx.stream);
-        check(cusparseCreateConstSlicedEll(
-                  &p.mat, A.rows(), A.cols(), A.nnz(), A.stored(), A.slice_size(),
-                  A.slice_ptr().data(), p.col.data(), A.values().data(), cusparse_index_type<I>(),
-                  cusparse_index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, type),
-              "cusparseCreateConstSlicedEll");
-        std::size_t bytes = 0;
-        check(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, p.mat, vx.d,
-                                      &beta, vy.d, type, alg, &bytes),
-              "cusparseSpMV_bufferSize");
-        p.buffer = Array<std::byte>(bytes, Space::Device);
+  constexpr std::string_view kName = "SELL, CUSPARSE_SPMV_SELL_ALG1";
+  cusparse_spmv<Array<I>>(
+      A, CUSPARSE_SPMV_SELL_ALG1, kName, false, alpha, x, A.cols(), beta, y, A.rows(), ctx.stream,
+      [&](SpmvPlan<Array<I>>& p) {
+        Array<I>& col = p.extra;
+        col = Array<I>(static_cast<std::size_t>(A.stored()), Space::Device);
+        cuda::sell_cusparse_columns(A, col.data(), ctx.stream);
+        check_cusparse(
+            cusparseCreateConstSlicedEll(
+                p.mat.out(), A.rows(), A.cols(), A.nnz(), A.stored(), A.slice_size(),
+                A.slice_ptr().data(), col.data(), A.values().data(), cusparse_index_type<I>(),
+                cusparse_index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, cuda_value_type<T>()),
+            "cusparseCreateConstSlicedEll", kName);
         // Later calls may come on other streams: finish the copy before sharing.
         cuda::check(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize(cuSPARSE SELL plan)");
-        return p;
       });
-  check(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan.mat, vx.d, &beta, vy.d, type,
-                     alg, plan.buffer.data()),
-        "cusparseSpMV");
 }
 
 }  // namespace
@@ -129,9 +74,8 @@ template <Value T, Index I>
 void register_cusparse_sell(Registry<T, I>& reg) {
   using SellM = Sell<T, I>;
   // cuSPARSE documents CUSPARSE_SPMV_SELL_ALG1 as bitwise reproducible.
-  reg.template add_spmv<SellM>(
-      KernelInfo{Op::Spmv, Format::Sell, baselines::CusparseSellAlg1, Backend::Cuda, true, true},
-      can_run_sell<T, I>, spmv_sell<T, I>);
+  reg.template add_spmv<SellM>(cuda_baseline(Op::Spmv, Format::Sell, CusparseSellAlg1, true),
+                               can_run_sell<T, I>, spmv_sell<T, I>);
 }
 
 #define SPX_INST(T, I) template void register_cusparse_sell(Registry<T, I>&);

@@ -2,14 +2,16 @@
 // CUSPARSE_SPMM_CSR_ALG1 (column-major B and C, as cuSPARSE recommends),
 // ALG2 and ALG3 (row-major B and C), and cuBLAS GEMM on a dense copy of A.
 //
-// Handles: one cuSPARSE and one cuBLAS handle per host thread, created on
-// first use and bound to the call's stream. They live until the process ends
-// (destroying them from a thread_local destructor may run after the CUDA
-// runtime has shut down). They belong to the device current when they were
-// created: single-GPU use.
+// Handles: the cuSPARSE handle of the SpMV baselines (one per host thread and
+// device, cusparse_common.hpp) and one cuBLAS handle per host thread, created
+// on first use and bound to the call's stream. The cuBLAS handle lives until
+// the process ends (destroying it from a thread_local destructor may run after
+// the CUDA runtime has shut down) and belongs to the device current when it
+// was created: single-GPU use.
 //
-// Cached with the matrix (its structure cache): per (algorithm, shape,
-// operands) the cuSPARSE descriptor of A, its work buffer and whether
+// Cached with the matrix (its structure cache; SpmmState and DenseCopy,
+// src/baselines/cache_entries.hpp): per (algorithm, shape, operands) the
+// cuSPARSE descriptor of A, its work buffer and whether
 // cusparseSpMM_preprocess ran; the dense copy of A for GEMM. The dense copy
 // holds A's values at the time it was made: after changing A's values in
 // place, call A.structure_cache().clear() before using CublasGemm again.
@@ -26,26 +28,18 @@
 #include <fmt/format.h>
 
 #include "baselines/baselines.hpp"
+#include "baselines/cusparse_common.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "cuda/spmm.hpp"
 
-namespace spx::cuda {
+namespace spx::baselines {
 namespace {
 
 /// The dense copy of A is refused above this size.
 constexpr std::int64_t kDenseBytesLimit = std::int64_t{16} << 30;
-/// Cached cuSPARSE set-ups per matrix (oldest dropped first).
-constexpr std::size_t kMaxCusparseEntries = 8;
-
-void check_cusparse(cusparseStatus_t status, std::string_view what) {
-  if (status == CUSPARSE_STATUS_SUCCESS) return;
-  if (status == CUSPARSE_STATUS_NOT_SUPPORTED)
-    throw Unsupported(fmt::format("{}: cuSPARSE does not support this case ({})", what,
-                                  cusparseGetErrorString(status)));
-  throw CudaError(fmt::format("{} failed: {} ({})", what, cusparseGetErrorString(status),
-                              cusparseGetErrorName(status)));
-}
+/// Cached cuSPARSE set-ups per matrix (oldest dropped first; SpmmState).
+constexpr std::size_t kMaxSpmmSetups = 8;
 
 void check_cublas(cublasStatus_t status, std::string_view what) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
@@ -55,13 +49,6 @@ void check_cublas(cublasStatus_t status, std::string_view what) {
   throw CudaError(fmt::format("{} failed: {}", what, cublasGetStatusString(status)));
 }
 
-cusparseHandle_t cusparse_handle(cudaStream_t stream) {
-  thread_local cusparseHandle_t handle = nullptr;
-  if (handle == nullptr) check_cusparse(cusparseCreate(&handle), "cusparseCreate");
-  check_cusparse(cusparseSetStream(handle, stream), "cusparseSetStream");
-  return handle;
-}
-
 cublasHandle_t cublas_handle(cudaStream_t stream) {
   thread_local cublasHandle_t handle = nullptr;
   if (handle == nullptr) check_cublas(cublasCreate(&handle), "cublasCreate");
@@ -69,110 +56,52 @@ cublasHandle_t cublas_handle(cudaStream_t stream) {
   return handle;
 }
 
-template <class T>
-constexpr cudaDataType data_type() {
-  return std::same_as<T, float> ? CUDA_R_32F : CUDA_R_64F;
-}
-template <class I>
-constexpr cusparseIndexType_t index_type() {
-  return std::same_as<I, std::int32_t> ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
-}
 cusparseOrder_t order_of(Layout l) {
   return l == Layout::RowMajor ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL;
 }
 
 // ---- cusparseSpMM -----------------------------------------------------------
 
-/// One cuSPARSE set-up: A's descriptor and work buffer for one algorithm and
-/// one set of operands.
-struct CusparseEntry {
-  cusparseSpMMAlg_t alg;
-  SpmmShape shape;
-  const void* values;  ///< A's values array when the descriptor was made
-  const void* b;
-  const void* c;
-  cusparseConstSpMatDescr_t descr = nullptr;
-  Array<std::byte> buffer;
-  bool preprocessed = false;
-
-  CusparseEntry(cusparseSpMMAlg_t a, const SpmmShape& s, const void* v, const void* b_,
-                const void* c_)
-      : alg(a), shape(s), values(v), b(b_), c(c_) {}
-  CusparseEntry(const CusparseEntry&) = delete;
-  CusparseEntry& operator=(const CusparseEntry&) = delete;
-  ~CusparseEntry() {
-    if (descr != nullptr) cusparseDestroySpMat(descr);
-  }
-  bool matches(cusparseSpMMAlg_t a, const SpmmShape& s, const void* v, const void* b_,
-               const void* c_) const {
-    return alg == a && shape.n == s.n && shape.b_layout == s.b_layout &&
-           shape.c_layout == s.c_layout && shape.ldb == s.ldb && shape.ldc == s.ldc &&
-           values == v && b == b_ && c == c_;
-  }
-};
-
-/// The set-ups cached with one matrix (movable, as the structure cache needs).
-struct CusparseState {
-  struct Impl {
-    std::mutex mutex;
-    std::list<CusparseEntry> entries;  ///< most recently made first
-  };
-  std::unique_ptr<Impl> impl = std::make_unique<Impl>();
-};
-
-/// Dense-matrix descriptors of one call, destroyed on scope exit.
-struct DenseDescriptors {
-  cusparseConstDnMatDescr_t b = nullptr;
-  cusparseDnMatDescr_t c = nullptr;
-  DenseDescriptors() = default;
-  DenseDescriptors(const DenseDescriptors&) = delete;
-  DenseDescriptors& operator=(const DenseDescriptors&) = delete;
-  ~DenseDescriptors() {
-    if (b != nullptr) cusparseDestroyDnMat(b);
-    if (c != nullptr) cusparseDestroyDnMat(c);
-  }
-};
-
 template <Value T, Index I>
 void cusparse_spmm(cusparseSpMMAlg_t alg, T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta,
                    DenseView<T> C, const ExecContext& ctx) {
-  constexpr cudaDataType kType = data_type<T>();
+  constexpr cudaDataType kType = cuda_value_type<T>();
   const SpmmShape shape{B.cols, B.layout, C.layout, B.ld, C.ld};
   cusparseHandle_t handle = cusparse_handle(ctx.stream);
 
-  DenseDescriptors dn;
+  ConstDnMat b;
   check_cusparse(
-      cusparseCreateConstDnMat(&dn.b, B.rows, B.cols, B.ld, B.data, kType, order_of(B.layout)),
+      cusparseCreateConstDnMat(b.out(), B.rows, B.cols, B.ld, B.data, kType, order_of(B.layout)),
       "cusparseCreateConstDnMat (B)");
+  DnMat c;
   check_cusparse(
-      cusparseCreateDnMat(&dn.c, C.rows, C.cols, C.ld, C.data, kType, order_of(C.layout)),
+      cusparseCreateDnMat(c.out(), C.rows, C.cols, C.ld, C.data, kType, order_of(C.layout)),
       "cusparseCreateDnMat (C)");
 
   // The cached set-up for these operands, made on first use.
-  const std::uint64_t key = 0x53504d4d43535000ull;  // "SPMMCSP"
-  CusparseState::Impl& state =
-      *A.structure_cache().template get<CusparseState>(key, [] { return CusparseState{}; }).impl;
+  const SpmmState& state = A.structure_cache().template get<SpmmState>([] { return SpmmState{}; });
   const std::lock_guard lock(state.mutex);
-  auto it = std::find_if(state.entries.begin(), state.entries.end(), [&](const CusparseEntry& e) {
+  auto it = std::find_if(state.entries.begin(), state.entries.end(), [&](const SpmmSetup& e) {
     return e.matches(alg, shape, A.values().data(), B.data, C.data);
   });
   if (it == state.entries.end()) {
     // A new set-up, made aside and kept only when complete.
-    std::list<CusparseEntry> fresh;
-    CusparseEntry& e = fresh.emplace_front(alg, shape, A.values().data(), B.data, C.data);
-    check_cusparse(cusparseCreateConstCsr(&e.descr, A.rows(), A.cols(), A.nnz(), A.row_ptr().data(),
-                                          A.col_idx().data(), A.values().data(), index_type<I>(),
-                                          index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, kType),
-                   "cusparseCreateConstCsr");
+    std::list<SpmmSetup> fresh;
+    SpmmSetup& e = fresh.emplace_front(alg, shape, A.values().data(), B.data, C.data);
+    check_cusparse(
+        cusparseCreateConstCsr(e.descr.out(), A.rows(), A.cols(), A.nnz(), A.row_ptr().data(),
+                               A.col_idx().data(), A.values().data(), cusparse_index_type<I>(),
+                               cusparse_index_type<I>(), CUSPARSE_INDEX_BASE_ZERO, kType),
+        "cusparseCreateConstCsr");
     std::size_t bytes = 0;
     check_cusparse(cusparseSpMM_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                           CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, e.descr, dn.b,
-                                           &beta, dn.c, kType, alg, &bytes),
+                                           CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, e.descr, b,
+                                           &beta, c, kType, alg, &bytes),
                    "cusparseSpMM_bufferSize");
     e.buffer = Array<std::byte>(bytes, Space::Device);
-    if (state.entries.size() >= kMaxCusparseEntries) {
+    if (state.entries.size() >= kMaxSpmmSetups) {
       // The oldest set-up's buffer may still be in use by enqueued work.
-      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (cuSPARSE set-up cache)");
+      cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (cuSPARSE set-up cache)");
       state.entries.pop_back();
     }
     state.entries.splice(state.entries.begin(), fresh);
@@ -180,18 +109,18 @@ void cusparse_spmm(cusparseSpMMAlg_t alg, T alpha, const Csr<T, I>& A, DenseView
   } else if (it != state.entries.begin()) {
     state.entries.splice(state.entries.begin(), state.entries, it);
   }
-  CusparseEntry& entry = *it;
+  SpmmSetup& entry = *it;
   // Preprocessing (once per set-up) speeds up ALG1 and ALG3.
   if (!entry.preprocessed && alg != CUSPARSE_SPMM_CSR_ALG2) {
     check_cusparse(cusparseSpMM_preprocess(handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                           CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, entry.descr,
-                                           dn.b, &beta, dn.c, kType, alg, entry.buffer.data()),
+                                           CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, entry.descr, b,
+                                           &beta, c, kType, alg, entry.buffer.data()),
                    "cusparseSpMM_preprocess");
     entry.preprocessed = true;
   }
   check_cusparse(
       cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                   &alpha, entry.descr, dn.b, &beta, dn.c, kType, alg, entry.buffer.data()),
+                   &alpha, entry.descr, b, &beta, c, kType, alg, entry.buffer.data()),
       "cusparseSpMM");
 }
 
@@ -203,11 +132,6 @@ std::string cusparse_layouts(Layout want, const SpmmShape& s) {
 }
 
 // ---- cuBLAS GEMM on the densified matrix --------------------------------------
-
-template <class T>
-struct DenseCopy {
-  Array<T> data;  ///< column-major m×k, ld = m
-};
 
 template <Value T, Index I>
 std::string gemm_can_run(const Csr<T, I>& A, const SpmmShape&) {
@@ -236,17 +160,14 @@ void cublas_gemm(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, Dens
                  const ExecContext& ctx) {
   const std::int64_t m = A.rows(), k = A.cols(), n = B.cols;
   // The dense copy (column-major, ld = m), made once.
-  const std::uint64_t key = 0x53504d4d44454e53ull;  // "SPMMDENS"
   const T* D =
       A.structure_cache()
-          .template get<DenseCopy<T>>(
-              key,
-              [&] {
-                DenseCopy<T> d{Array<T>(static_cast<std::size_t>(m * k), Space::Device)};
-                csr_to_dense_col_major(A, d.data.data(), ctx);
-                check(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize (densify)");
-                return d;
-              })
+          .template get<DenseCopy<T>>([&] {
+            DenseCopy<T> d{Array<T>(static_cast<std::size_t>(m * k), Space::Device)};
+            cuda::csr_to_dense_col_major(A, d.data.data(), ctx);
+            cuda::check(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize (densify)");
+            return d;
+          })
           .data.data();
   cublasHandle_t h = cublas_handle(ctx.stream);
   const bool b_rows = B.layout == Layout::RowMajor;
@@ -266,33 +187,31 @@ void cublas_gemm(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, Dens
 template <Value T, Index I>
 void register_spmm_baselines(Registry<T, I>& reg) {
   using CsrM = Csr<T, I>;
-  const auto baseline = [](Algorithm a) {
-    return KernelInfo{Op::Spmm, Format::Csr, a, Backend::Cuda, true, true};
-  };
-  const auto spmm_with = [](cusparseSpMMAlg_t alg) {
-    return [alg](T alpha, const CsrM& A, DenseView<const T> B, T beta, DenseView<T> C,
-                 const ExecContext& ctx) { cusparse_spmm(alg, alpha, A, B, beta, C, ctx); };
-  };
-  reg.template add_spmm<CsrM>(
-      baseline(baselines::CusparseSpmmAlg1),
-      [](const CsrM&, const SpmmShape& s) { return cusparse_layouts(Layout::ColMajor, s); },
-      spmm_with(CUSPARSE_SPMM_CSR_ALG1));
-  reg.template add_spmm<CsrM>(
-      baseline(baselines::CusparseSpmmAlg2),
-      [](const CsrM&, const SpmmShape& s) { return cusparse_layouts(Layout::RowMajor, s); },
-      spmm_with(CUSPARSE_SPMM_CSR_ALG2));
-  reg.template add_spmm<CsrM>(
-      baseline(baselines::CusparseSpmmAlg3),
-      [](const CsrM&, const SpmmShape& s) { return cusparse_layouts(Layout::RowMajor, s); },
-      spmm_with(CUSPARSE_SPMM_CSR_ALG3));
+  // cuSPARSE's documented layouts: column-major B and C for ALG1, row-major
+  // for ALG2 and ALG3.
+  const struct {
+    Algorithm algorithm;
+    cusparseSpMMAlg_t alg;
+    Layout layout;
+  } algorithms[] = {{CusparseSpmmAlg1, CUSPARSE_SPMM_CSR_ALG1, Layout::ColMajor},
+                    {CusparseSpmmAlg2, CUSPARSE_SPMM_CSR_ALG2, Layout::RowMajor},
+                    {CusparseSpmmAlg3, CUSPARSE_SPMM_CSR_ALG3, Layout::RowMajor}};
+  for (const auto& a : algorithms)
+    reg.template add_spmm<CsrM>(
+        cuda_baseline(Op::Spmm, Format::Csr, a.algorithm, true),
+        [layout = a.layout](const CsrM&, const SpmmShape& s) {
+          return cusparse_layouts(layout, s);
+        },
+        [alg = a.alg](T alpha, const CsrM& A, DenseView<const T> B, T beta, DenseView<T> C,
+                      const ExecContext& ctx) { cusparse_spmm(alg, alpha, A, B, beta, C, ctx); });
   // cuBLAS documents bitwise reproducible results for one toolkit version
   // and GPU model (one stream per handle, as here).
-  const KernelInfo gemm_info = baseline(baselines::CublasGemm);
-  reg.template add_spmm<CsrM>(gemm_info, gemm_can_run<T, I>, cublas_gemm<T, I>);
+  reg.template add_spmm<CsrM>(cuda_baseline(Op::Spmm, Format::Csr, CublasGemm, true),
+                              gemm_can_run<T, I>, cublas_gemm<T, I>);
 }
 
 #define SPX_INST(T, I) template void register_spmm_baselines(Registry<T, I>&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 
-}  // namespace spx::cuda
+}  // namespace spx::baselines

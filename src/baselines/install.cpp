@@ -15,8 +15,8 @@ void add_all(Registry<T, I>& reg) {
   register_cusparse(reg);
   register_cusparse_sell(reg);
   register_cusparse_bsr(reg);
-  cuda::register_cusparse_batch(reg);
-  cuda::register_spmm_baselines(reg);
+  register_cusparse_batch(reg);
+  register_spmm_baselines(reg);
 #endif
 }
 

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/merge_path.hpp"
 #include "spx/core/types.hpp"
 
 namespace spx::cpu {
@@ -24,6 +25,22 @@ inline int threads_for(std::int64_t work, std::int64_t grain = 4096) {
 template <Value T>
 inline void axpby_store(T* y, std::int64_t r, T alpha, T sum, T beta) {
   y[r] = beta == T{0} ? alpha * sum : alpha * sum + beta * y[r];
+}
+
+/// A point of the merge path of a CSR's row ends and nonzero indices: `row`
+/// rows and `nz` nonzeros are consumed before it.
+struct MergeCoord {
+  std::int64_t row;
+  std::int64_t nz;
+};
+
+/// The point where diagonal d (0 <= d <= m + nnz) crosses the merge path of
+/// the row ends ptr[1..m] and the nonzero indices 0..nnz-1 (merge_path_rows).
+template <Index I>
+inline MergeCoord merge_coord(std::int64_t d, const I* ptr, std::int64_t m, std::int64_t nnz) {
+  const std::int64_t row = spx::detail::merge_path_rows(
+      d, [ptr](std::int64_t i) { return ptr[i + 1]; }, m, 0, nnz);
+  return {row, d - row};
 }
 
 /// y = beta*y in parallel (beta = 0 writes zeros).

@@ -10,31 +10,6 @@
 
 namespace spx::cpu {
 
-namespace {
-
-struct Coord {
-  std::int64_t row;
-  std::int64_t nz;
-};
-
-/// The point where diagonal `d` crosses the merge path of row_end (ptr+1,
-/// length m) and the nonzero indices (0..nnz).
-template <Index I>
-Coord merge_path_search(std::int64_t d, const I* row_end, std::int64_t m, std::int64_t nnz) {
-  std::int64_t lo = std::max<std::int64_t>(0, d - nnz), hi = std::min(d, m);
-  while (lo < hi) {
-    const std::int64_t pivot = (lo + hi) / 2;
-    if (row_end[pivot] <= d - pivot - 1) {
-      lo = pivot + 1;
-    } else {
-      hi = pivot;
-    }
-  }
-  return {lo, d - lo};
-}
-
-}  // namespace
-
 template <Value T, Index I>
 void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&) {
   const std::int64_t m = A.rows(), nnz = A.nnz();
@@ -50,8 +25,8 @@ void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
-    const Coord begin = merge_path_search(std::min(total, t * share), ptr + 1, m, nnz);
-    const Coord end = merge_path_search(std::min(total, (t + 1) * share), ptr + 1, m, nnz);
+    const MergeCoord begin = merge_coord(std::min(total, t * share), ptr, m, nnz);
+    const MergeCoord end = merge_coord(std::min(total, (t + 1) * share), ptr, m, nnz);
     std::int64_t k = begin.nz;
     // Consume whole rows (the first may have been started by the previous
     // thread: its part arrives as that thread's carry-out).

@@ -1,6 +1,7 @@
-// The inner product of the ELLPACK family on the CPU (ELL, SELL, HLL and the
-// ELL part of HYB): a group of rows stored column-major (entry j of row r at
-// j*stride + r) is processed in lockstep, one column of the group at a time,
+// The ELLPACK family on the CPU (ELL, SELL, HLL and the ELL part of HYB): its
+// layout as groups of rows (PackedRows, also the family's row source for the
+// SpMM driver of spmm_rows.hpp), and its SpMV inner product: a group of rows stored column-major
+// (entry j of row r at j*stride + r) is processed in lockstep, one column of the group at a time,
 // with the loop over the rows innermost. That loop reads values and column
 // indices contiguously and is what the compiler vectorizes: on the default
 // x86-64 target (SSE2) g++ 12 vectorizes it with 16-byte vectors (2 doubles or
@@ -21,6 +22,9 @@
 #include <type_traits>
 
 #include "cpu/common.hpp"
+#include "spx/formats/ell.hpp"
+#include "spx/formats/hll.hpp"
+#include "spx/formats/sell.hpp"
 
 namespace spx::cpu {
 
@@ -66,6 +70,96 @@ inline void ell_group_spmv(T alpha, const T* val, const I* col, std::int64_t str
     ell_lockstep<T, I>(val + b, col + b, stride, m, width, len + b, x, acc);
     for (std::int64_t r = 0; r < m; ++r)
       axpby_store(y, row_of(b + r), alpha, acc[r], beta);
+  }
+}
+
+/// The ELLPACK family (ELL, SELL, HLL, HYB's ELL part): stored rows in groups
+/// of G consecutive rows, each group column-major from group_ptr[g] (nullptr:
+/// a single group at 0), entry j of the group's row r at
+/// group_ptr[g] + j*stride + r, where stride = G for SELL (full slices) and
+/// the group's row count for ELL and HLL (full_stride = false). Only the
+/// row_len[i] true entries of a row are visited: padding is never read.
+template <Value T, Index I>
+struct PackedRows {
+  const T* val;
+  const I* col;
+  const I* len;
+  const I* group_ptr;
+  const I* perm;  ///< nullptr: identity
+  std::int64_t rows_, group;
+  bool full_stride;
+
+  std::int64_t rows() const { return rows_; }
+  std::int64_t out_row(std::int64_t i) const { return perm != nullptr ? perm[i] : i; }
+  template <class F>
+  void visit(std::int64_t i, F&& f) const {
+    const std::int64_t g = i / group, first = g * group;
+    const std::int64_t stride = full_stride ? group : std::min(group, rows_ - first);
+    const std::int64_t base = (group_ptr != nullptr ? std::int64_t{group_ptr[g]} : 0) + i - first;
+    const std::int64_t l = len[i];
+    for (std::int64_t j = 0; j < l; ++j)
+      f(static_cast<std::int64_t>(col[base + j * stride]), val[base + j * stride]);
+  }
+};
+
+/// ELL: one group of all rows.
+template <Value T, Index I>
+PackedRows<T, I> packed_rows(const Ell<T, I>& A) {
+  return {A.values().data(),
+          A.col_idx().data(),
+          A.row_len().data(),
+          nullptr,
+          nullptr,
+          A.rows(),
+          std::max<std::int64_t>(1, A.rows()),
+          false};
+}
+/// SELL: slices of C rows, full stride C, rows permuted when built with σ > 1.
+template <Value T, Index I>
+PackedRows<T, I> packed_rows(const Sell<T, I>& A) {
+  return {A.values().data(),
+          A.col_idx().data(),
+          A.row_len().data(),
+          A.slice_ptr().data(),
+          A.perm().empty() ? nullptr : A.perm().data(),
+          A.rows(),
+          A.slice_size(),
+          true};
+}
+/// HLL: hacks of H rows, each with the stride of its own row count.
+template <Value T, Index I>
+PackedRows<T, I> packed_rows(const Hll<T, I>& A) {
+  return {A.values().data(), A.col_idx().data(), A.row_len().data(), A.hack_ptr().data(),
+          nullptr,           A.rows(),           A.hack_size(),      false};
+}
+
+/// SpMV over the `groups` groups of A (SELL slices, HLL hacks): threads take
+/// whole groups, in chunks of about kEllBlock rows (dynamically scheduled:
+/// groups differ in width); `nnz` (the true entries) sets the thread count.
+/// kPermuted: the results go to y[perm[i]] when A has a permutation (SELL),
+/// else to y[i].
+template <bool kPermuted, Value T, Index I>
+void spmv_groups(T alpha, const PackedRows<T, I>& A, std::int64_t groups, std::int64_t nnz,
+                 const T* x, T beta, T* y) {
+  const std::int64_t rows = A.rows_, G = A.group;
+  // Chunks of about kEllBlock rows keep the scheduling overhead small.
+  const std::int64_t chunk = std::max<std::int64_t>(1, kEllBlock / G);
+#pragma omp parallel for schedule(dynamic, chunk) num_threads(threads_for(nnz + rows))
+  for (std::int64_t g = 0; g < groups; ++g) {
+    const std::int64_t first = g * G, n = std::min(G, rows - first), off = A.group_ptr[g];
+    const T* val = A.val + off;
+    const I* col = A.col + off;
+    const std::int64_t stride = A.full_stride ? G : n;
+    if constexpr (kPermuted) {
+      const I* perm = A.perm;
+      ell_group_spmv<T, I>(alpha, val, col, stride, n, A.len + first, x, beta, y,
+                           [first, perm](std::int64_t r) -> std::int64_t {
+                             return perm != nullptr ? perm[first + r] : first + r;
+                           });
+    } else {
+      ell_group_spmv<T, I>(alpha, val, col, stride, n, A.len + first, x, beta, y,
+                           [first](std::int64_t r) { return first + r; });
+    }
   }
 }
 

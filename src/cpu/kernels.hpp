@@ -1,5 +1,6 @@
 // Declarations of the OpenMP kernels, one group per format. Each is defined
-// in src/cpu/<format>.cpp and registered in src/cpu/register.cpp.
+// in src/cpu/<format>.cpp (the ELLPACK family: ellpack.cpp) and registered
+// in src/cpu/register.cpp.
 #pragma once
 
 #include "spx/matrix.hpp"
@@ -25,7 +26,7 @@ void spmv_csc_private(T alpha, const Csc<T, I>& A, const T* x, T beta, T* y, con
 template <Value T, Index I>
 void spmv_csc_atomic(T alpha, const Csc<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
-// ELL (ell.cpp), SELL (sell.cpp), HLL (hll.cpp), HYB (hyb.cpp), JAD (jad.cpp)
+// ELL, SELL, HLL, HYB (ellpack.cpp), JAD (jad.cpp)
 template <Value T, Index I>
 void spmv_ell_rows(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 template <Value T, Index I>

@@ -1,7 +1,8 @@
 // The CPU backend: its module (src/core/backend.hpp), its entries in the
-// kernel registry, its Auto rules and its vector operations. Host memory and
-// host conversions are the core's.
-#include "cpu/register.hpp"
+// kernel registry (SpMV, SpMM, and batched SpMV through
+// cpu::register_batch_kernels), its Auto rules and its vector operations.
+// Host memory and host conversions are the core's.
+#include <string>
 
 #include "core/backend.hpp"
 #include "core/instantiate.hpp"
@@ -11,79 +12,130 @@
 #include "cpu/spmm_kernels.hpp"
 
 namespace spx::detail {
+namespace {
 
-/// Registers format M's one CPU kernel (deterministic, runs on any matrix of
-/// the format) and makes it M's Auto choice.
+/// Registers format M's one CPU kernel for SpMV and for SpMM (deterministic,
+/// runs on any matrix of the format, any n and layouts) and makes it M's Auto
+/// choice for both.
 template <class M, Value T, Index I>
 void add_only_kernel(Registry<T, I>& reg, Algorithm algorithm,
-                     void (*run)(T, const M&, const T*, T, T*, const ExecContext&)) {
+                     void (*spmv)(T, const M&, const T*, T, T*, const ExecContext&),
+                     void (*spmm)(T, const M&, DenseView<const T>, T, DenseView<T>,
+                                  const ExecContext&)) {
   reg.template add_spmv<M>(KernelInfo{Op::Spmv, M::kFormat, algorithm, Backend::Cpu, true, false},
-                           always<M>, run);
+                           always<M>, spmv);
   reg.template set_spmv_auto<M>(Backend::Cpu, [algorithm](const M&) { return algorithm; });
+  reg.template add_spmm<M>(KernelInfo{Op::Spmm, M::kFormat, algorithm, Backend::Cpu, true, false},
+                           always_spmm<M>, spmm);
+  reg.template set_spmm_auto<M>(Backend::Cpu,
+                                [algorithm](const M&, const SpmmShape&) { return algorithm; });
 }
+
+/// Registers the SpMV kernels of a format whose entries scatter into y (COO,
+/// CSC): per-thread private copies of y (deterministic), allowed while they
+/// fit under kPrivateBytesLimit, and atomic updates (not deterministic).
+template <class M, Value T, Index I>
+void add_scatter_kernels(Registry<T, I>& reg,
+                         void (*private_run)(T, const M&, const T*, T, T*, const ExecContext&),
+                         void (*atomic_run)(T, const M&, const T*, T, T*, const ExecContext&)) {
+  reg.template add_spmv<M>(
+      KernelInfo{Op::Spmv, M::kFormat, Algorithm::CpuPrivate, Backend::Cpu, true, false},
+      [](const M& A) { return cpu::private_fits<T>(A.rows()); }, private_run);
+  reg.template add_spmv<M>(
+      KernelInfo{Op::Spmv, M::kFormat, Algorithm::CpuAtomic, Backend::Cpu, false, false}, always<M>,
+      atomic_run);
+}
+
+/// The scatter kernel Auto takes: private copies of y when they fit, else atomics.
+template <Value T>
+Algorithm private_or_atomic(std::int64_t rows) {
+  return cpu::private_fits<T>(rows).empty() ? Algorithm::CpuPrivate : Algorithm::CpuAtomic;
+}
+
+}  // namespace
 
 template <Value T, Index I>
 void register_cpu_kernels(Registry<T, I>& reg) {
   using CsrM = Csr<T, I>;
   using CooM = Coo<T, I>;
   using CscM = Csc<T, I>;
-  const auto cpu = [](Algorithm a, bool deterministic = true) {
-    return KernelInfo{Op::Spmv, Format::Csr, a, Backend::Cpu, deterministic, false};
+  const auto cpu = [](Op op, Algorithm a, bool deterministic = true) {
+    return KernelInfo{op, Format::Csr, a, Backend::Cpu, deterministic, false};
+  };
+  const auto coo_sorted = [](const CooM& A) -> std::string {
+    return A.sorted() ? "" : "entries are not sorted by (row, column); use sort_coo()";
   };
 
+  // ---- SpMV ----
   // CSR
-  reg.template add_spmv<CsrM>(cpu(Algorithm::CpuMerge), always<CsrM>, cpu::spmv_csr_merge<T, I>);
+  reg.template add_spmv<CsrM>(cpu(Op::Spmv, Algorithm::CpuMerge), always<CsrM>,
+                              cpu::spmv_csr_merge<T, I>);
   reg.template set_spmv_auto<CsrM>(Backend::Cpu, [](const CsrM&) { return Algorithm::CpuMerge; });
 
   // COO
-  reg.template add_spmv<CooM>(
-      cpu(Algorithm::CpuSegments),
-      [](const CooM& A) -> std::string {
-        return A.sorted() ? "" : "entries are not sorted by (row, column); use sort_coo()";
-      },
-      cpu::spmv_coo_segments<T, I>);
-  reg.template add_spmv<CooM>(
-      cpu(Algorithm::CpuPrivate), [](const CooM& A) { return cpu::private_fits<T>(A.rows()); },
-      cpu::spmv_coo_private<T, I>);
-  reg.template add_spmv<CooM>(cpu(Algorithm::CpuAtomic, false), always<CooM>,
-                              cpu::spmv_coo_atomic<T, I>);
+  reg.template add_spmv<CooM>(cpu(Op::Spmv, Algorithm::CpuSegments), coo_sorted,
+                              cpu::spmv_coo_segments<T, I>);
+  add_scatter_kernels<CooM>(reg, cpu::spmv_coo_private<T, I>, cpu::spmv_coo_atomic<T, I>);
   reg.template set_spmv_auto<CooM>(Backend::Cpu, [](const CooM& A) {
-    if (A.sorted()) return Algorithm::CpuSegments;
-    return cpu::private_fits<T>(A.rows()).empty() ? Algorithm::CpuPrivate : Algorithm::CpuAtomic;
+    return A.sorted() ? Algorithm::CpuSegments : private_or_atomic<T>(A.rows());
   });
 
   // CSC
-  reg.template add_spmv<CscM>(
-      cpu(Algorithm::CpuPrivate), [](const CscM& A) { return cpu::private_fits<T>(A.rows()); },
-      cpu::spmv_csc_private<T, I>);
-  reg.template add_spmv<CscM>(cpu(Algorithm::CpuAtomic, false), always<CscM>,
-                              cpu::spmv_csc_atomic<T, I>);
-  reg.template set_spmv_auto<CscM>(Backend::Cpu, [](const CscM& A) {
-    return cpu::private_fits<T>(A.rows()).empty() ? Algorithm::CpuPrivate : Algorithm::CpuAtomic;
+  add_scatter_kernels<CscM>(reg, cpu::spmv_csc_private<T, I>, cpu::spmv_csc_atomic<T, I>);
+  reg.template set_spmv_auto<CscM>(Backend::Cpu,
+                                   [](const CscM& A) { return private_or_atomic<T>(A.rows()); });
+
+  // ---- SpMM ----
+  // CSR
+  reg.template add_spmm<CsrM>(cpu(Op::Spmm, Algorithm::CpuMerge), always_spmm<CsrM>,
+                              cpu::spmm_csr_merge<T, I>);
+  reg.template set_spmm_auto<CsrM>(
+      Backend::Cpu, [](const CsrM&, const SpmmShape&) { return Algorithm::CpuMerge; });
+
+  // COO
+  reg.template add_spmm<CooM>(
+      cpu(Op::Spmm, Algorithm::CpuSegments),
+      [coo_sorted](const CooM& A, const SpmmShape&) { return coo_sorted(A); },
+      cpu::spmm_coo_segments<T, I>);
+  reg.template add_spmm<CooM>(cpu(Op::Spmm, Algorithm::CpuAtomic, false), always_spmm<CooM>,
+                              cpu::spmm_coo_atomic<T, I>);
+  reg.template set_spmm_auto<CooM>(Backend::Cpu, [](const CooM& A, const SpmmShape&) {
+    return A.sorted() ? Algorithm::CpuSegments : Algorithm::CpuAtomic;
   });
 
-  // The other formats have one kernel each: a thread per block of rows (ELL,
-  // SELL slices, HLL hacks, DIA, HDI, HYB, JAD) or per block row (BCSR).
+  // CSC
+  reg.template add_spmm<CscM>(
+      cpu(Op::Spmm, Algorithm::CpuPrivate),
+      [](const CscM& A, const SpmmShape& s) { return cpu::private_dense_fits<T>(A.rows(), s.n); },
+      cpu::spmm_csc_private<T, I>);
+  reg.template add_spmm<CscM>(cpu(Op::Spmm, Algorithm::CpuAtomic, false), always_spmm<CscM>,
+                              cpu::spmm_csc_atomic<T, I>);
+  reg.template set_spmm_auto<CscM>(Backend::Cpu, [](const CscM& A, const SpmmShape& s) {
+    return cpu::private_dense_fits<T>(A.rows(), s.n).empty() ? Algorithm::CpuPrivate
+                                                             : Algorithm::CpuAtomic;
+  });
+
+  // ---- SpMV and SpMM of the other formats ----
+  // One kernel each: a thread per block of rows (ELL, SELL slices, HLL hacks,
+  // DIA, HDI, HYB, JAD; for SpMM the row driver of spmm_rows.hpp) or per block
+  // row (BCSR).
   constexpr Algorithm rows = Algorithm::CpuRows;
-  add_only_kernel<Ell<T, I>>(reg, rows, cpu::spmv_ell_rows<T, I>);
-  add_only_kernel<Sell<T, I>>(reg, rows, cpu::spmv_sell_rows<T, I>);
-  add_only_kernel<Hll<T, I>>(reg, rows, cpu::spmv_hll_rows<T, I>);
-  add_only_kernel<Dia<T, I>>(reg, rows, cpu::spmv_dia_rows<T, I>);
-  add_only_kernel<Hdi<T, I>>(reg, rows, cpu::spmv_hdi_rows<T, I>);
-  add_only_kernel<Hyb<T, I>>(reg, rows, cpu::spmv_hyb_rows<T, I>);
-  add_only_kernel<Jad<T, I>>(reg, rows, cpu::spmv_jad_rows<T, I>);
-  add_only_kernel<Bcsr<T, I>>(reg, Algorithm::CpuBlockRows, cpu::spmv_bcsr_block_rows<T, I>);
+  add_only_kernel<Ell<T, I>>(reg, rows, cpu::spmv_ell_rows<T, I>, cpu::spmm_ell_rows<T, I>);
+  add_only_kernel<Sell<T, I>>(reg, rows, cpu::spmv_sell_rows<T, I>, cpu::spmm_sell_rows<T, I>);
+  add_only_kernel<Hll<T, I>>(reg, rows, cpu::spmv_hll_rows<T, I>, cpu::spmm_hll_rows<T, I>);
+  add_only_kernel<Dia<T, I>>(reg, rows, cpu::spmv_dia_rows<T, I>, cpu::spmm_dia_rows<T, I>);
+  add_only_kernel<Hdi<T, I>>(reg, rows, cpu::spmv_hdi_rows<T, I>, cpu::spmm_hdi_rows<T, I>);
+  add_only_kernel<Hyb<T, I>>(reg, rows, cpu::spmv_hyb_rows<T, I>, cpu::spmm_hyb_rows<T, I>);
+  add_only_kernel<Jad<T, I>>(reg, rows, cpu::spmv_jad_rows<T, I>, cpu::spmm_jad_rows<T, I>);
+  add_only_kernel<Bcsr<T, I>>(reg, Algorithm::CpuBlockRows, cpu::spmv_bcsr_block_rows<T, I>,
+                              cpu::spmm_bcsr_block_rows<T, I>);
 
   cpu::register_batch_kernels(reg);  // batched SpMV (src/cpu/batch_spmv.cpp)
-  register_cpu_spmm_kernels(reg);
 
-  reg.set_vector_ops(Backend::Cpu,
-                     VectorOps<T>{[](T beta, T* y, std::int64_t n, const ExecContext&) {
-                                    cpu::scale(beta, y, n);
-                                  },
-                                  [](T beta, DenseView<T> C, const ExecContext&) {
-                                    cpu::scale_dense(beta, C);
-                                  }});
+  reg.set_vector_ops(
+      Backend::Cpu,
+      VectorOps<T>{[](T beta, T* y, std::int64_t n, const ExecContext&) { cpu::scale(beta, y, n); },
+                   [](T beta, DenseView<T> C, const ExecContext&) { cpu::scale_dense(beta, C); }});
 }
 
 #define SPX_INST(T, I) template void register_cpu_kernels(Registry<T, I>&);

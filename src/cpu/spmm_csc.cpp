@@ -60,7 +60,7 @@ void spmm_csc_private(T alpha, const Csc<T, I>& A, DenseView<const T> Bv, T beta
         for (std::int64_t j = 0; j < n; ++j)
           sum[j] += part[j];
       }
-      store_row(C, i, n, alpha, sum.data(), beta);
+      store_tile(C, i, 0, n, alpha, sum.data(), beta);
     }
   }
 }

@@ -15,30 +15,6 @@
 #include "cpu/spmm_kernels.hpp"
 
 namespace spx::cpu {
-namespace {
-
-struct Coord {
-  std::int64_t row;
-  std::int64_t nz;
-};
-
-/// The point where diagonal `d` crosses the merge path of the row ends
-/// (row_end[0..m)) and the nonzero indices (0..nnz).
-template <Index I>
-Coord merge_path_search(std::int64_t d, const I* row_end, std::int64_t m, std::int64_t nnz) {
-  std::int64_t lo = std::max<std::int64_t>(0, d - nnz), hi = std::min(d, m);
-  while (lo < hi) {
-    const std::int64_t pivot = (lo + hi) / 2;
-    if (row_end[pivot] <= d - pivot - 1) {
-      lo = pivot + 1;
-    } else {
-      hi = pivot;
-    }
-  }
-  return {lo, d - lo};
-}
-
-}  // namespace
 
 template <Value T, Index I>
 void spmm_csr_merge(T alpha, const Csr<T, I>& A, DenseView<const T> Bv, T beta, DenseView<T> Cv,
@@ -58,8 +34,8 @@ void spmm_csr_merge(T alpha, const Csr<T, I>& A, DenseView<const T> Bv, T beta, 
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
-    const Coord begin = merge_path_search(std::min(total, t * share), ptr + 1, m, nnz);
-    const Coord end = merge_path_search(std::min(total, (t + 1) * share), ptr + 1, m, nnz);
+    const MergeCoord begin = merge_coord(std::min(total, t * share), ptr, m, nnz);
+    const MergeCoord end = merge_coord(std::min(total, (t + 1) * share), ptr, m, nnz);
     std::vector<T> acc(n);
     std::int64_t k = begin.nz;
     // Consume whole rows (the first may have been started by the previous
@@ -68,7 +44,7 @@ void spmm_csr_merge(T alpha, const Csr<T, I>& A, DenseView<const T> Bv, T beta, 
       std::fill(acc.begin(), acc.end(), T{0});
       for (; k < ptr[r + 1]; ++k)
         axpy_row(n, val[k], B.row(col[k]), B.cs, acc.data());
-      store_row(C, r, n, alpha, acc.data(), beta);
+      store_tile(C, r, 0, n, alpha, acc.data(), beta);
     }
     // Save the carry-out: the partial row this share ends inside.
     T* out = carry.data() + static_cast<std::size_t>(t) * n;

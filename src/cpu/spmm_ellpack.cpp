@@ -1,5 +1,6 @@
 // ELLPACK-family SpMM on the CPU (ELL, SELL, HLL, HYB): the row driver of
-// spmm_rows.hpp over each format's column-major groups of rows. Only the true
+// spmm_rows.hpp over each format's column-major groups of rows (PackedRows,
+// ellpack.hpp). Only the true
 // entries of a row are visited (row_len), so padding is never read. HYB: the
 // ELL part writes alpha*A_ell*B + beta*C for every row, then the sorted COO
 // part adds alpha*A_coo*B with the segmented COO kernel.
@@ -11,38 +12,19 @@ namespace spx::cpu {
 template <Value T, Index I>
 void spmm_ell_rows(T alpha, const Ell<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                    const ExecContext&) {
-  const PackedRows<T, I> rows{A.values().data(),
-                              A.col_idx().data(),
-                              A.row_len().data(),
-                              nullptr,
-                              nullptr,
-                              A.rows(),
-                              std::max<std::int64_t>(1, A.rows()),
-                              false};
-  spmm_rows(alpha, rows, A.nnz(), B, beta, C);
+  spmm_rows(alpha, packed_rows(A), A.nnz(), B, beta, C);
 }
 
 template <Value T, Index I>
 void spmm_sell_rows(T alpha, const Sell<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                     const ExecContext&) {
-  const PackedRows<T, I> rows{A.values().data(),
-                              A.col_idx().data(),
-                              A.row_len().data(),
-                              A.slice_ptr().data(),
-                              A.perm().empty() ? nullptr : A.perm().data(),
-                              A.rows(),
-                              A.slice_size(),
-                              true};
-  spmm_rows(alpha, rows, A.nnz(), B, beta, C);
+  spmm_rows(alpha, packed_rows(A), A.nnz(), B, beta, C);
 }
 
 template <Value T, Index I>
 void spmm_hll_rows(T alpha, const Hll<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                    const ExecContext&) {
-  const PackedRows<T, I> rows{
-      A.values().data(), A.col_idx().data(), A.row_len().data(), A.hack_ptr().data(),
-      nullptr,           A.rows(),           A.hack_size(),      false};
-  spmm_rows(alpha, rows, A.nnz(), B, beta, C);
+  spmm_rows(alpha, packed_rows(A), A.nnz(), B, beta, C);
 }
 
 template <Value T, Index I>

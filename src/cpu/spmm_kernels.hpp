@@ -1,6 +1,6 @@
 // Declarations of the OpenMP SpMM kernels (C = alpha*A*B + beta*C), one group
 // per format, defined in src/cpu/spmm_<format>.cpp and registered in
-// src/cpu/spmm_register.cpp; plus the strided dense access they share.
+// src/cpu/register.cpp; plus the strided dense access they share.
 #pragma once
 
 #include <cstdint>
@@ -41,18 +41,19 @@ inline void axpy_row(std::int64_t n, T v, const T* b, std::int64_t stride, T* ac
   }
 }
 
-/// C(i, :) = alpha*acc + beta*C(i, :), not reading C when beta = 0.
+/// C(i, j0..j0+w) = alpha*t + beta*C(i, j0..j0+w), not reading C when beta =
+/// 0 (a whole row: j0 = 0, w = n).
 template <class T>
-inline void store_row(const Strided<T>& C, std::int64_t i, std::int64_t n, T alpha, const T* acc,
-                      T beta) {
-  T* c = C.row(i);
+inline void store_tile(const Strided<T>& C, std::int64_t i, std::int64_t j0, std::int64_t w,
+                       T alpha, const T* t, T beta) {
+  T* c = C.row(i) + j0 * C.cs;
   const std::int64_t s = C.cs;
   if (beta == T{0}) {
-    for (std::int64_t j = 0; j < n; ++j)
-      c[j * s] = alpha * acc[j];
+    for (std::int64_t j = 0; j < w; ++j)
+      c[j * s] = alpha * t[j];
   } else {
-    for (std::int64_t j = 0; j < n; ++j)
-      c[j * s] = alpha * acc[j] + beta * c[j * s];
+    for (std::int64_t j = 0; j < w; ++j)
+      c[j * s] = alpha * t[j] + beta * c[j * s];
   }
 }
 

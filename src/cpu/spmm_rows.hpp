@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "cpu/common.hpp"
+#include "cpu/ellpack.hpp"
 #include "cpu/spmm_kernels.hpp"
 
 namespace spx::cpu {
@@ -38,21 +39,6 @@ inline constexpr int kRowTile = static_cast<int>(128 / sizeof(T));
 inline constexpr int kColTile = 8;
 /// Stored rows a thread takes at a time.
 inline constexpr std::int64_t kRowsPerTask = 128;
-
-/// C(i, j0..j0+w) = alpha*t + beta*C(i, j0..j0+w), not reading C when beta = 0.
-template <class T>
-inline void store_tile(const Strided<T>& C, std::int64_t i, std::int64_t j0, std::int64_t w,
-                       T alpha, const T* t, T beta) {
-  T* c = C.row(i) + j0 * C.cs;
-  const std::int64_t s = C.cs;
-  if (beta == T{0}) {
-    for (std::int64_t j = 0; j < w; ++j)
-      c[j * s] = alpha * t[j];
-  } else {
-    for (std::int64_t j = 0; j < w; ++j)
-      c[j * s] = alpha * t[j] + beta * c[j * s];
-  }
-}
 
 namespace rows_detail {
 
@@ -117,36 +103,7 @@ void spmm_rows(T alpha, const Rows& A, std::int64_t stored, DenseView<const T> B
   }
 }
 
-// ---- row sources ----
-
-/// The ELLPACK family (ELL, SELL, HLL, HYB's ELL part): stored rows in groups
-/// of G consecutive rows, each group column-major from group_ptr[g] (nullptr:
-/// a single group at 0), entry j of the group's row r at
-/// group_ptr[g] + j*stride + r, where stride = G for SELL (full slices) and
-/// the group's row count for ELL and HLL (full_stride = false). Only the
-/// row_len[i] true entries of a row are visited: padding is never read.
-template <Value T, Index I>
-struct PackedRows {
-  const T* val;
-  const I* col;
-  const I* len;
-  const I* group_ptr;
-  const I* perm;  ///< nullptr: identity
-  std::int64_t rows_, group;
-  bool full_stride;
-
-  std::int64_t rows() const { return rows_; }
-  std::int64_t out_row(std::int64_t i) const { return perm != nullptr ? perm[i] : i; }
-  template <class F>
-  void visit(std::int64_t i, F&& f) const {
-    const std::int64_t g = i / group, first = g * group;
-    const std::int64_t stride = full_stride ? group : std::min(group, rows_ - first);
-    const std::int64_t base = (group_ptr != nullptr ? std::int64_t{group_ptr[g]} : 0) + i - first;
-    const std::int64_t l = len[i];
-    for (std::int64_t j = 0; j < l; ++j)
-      f(static_cast<std::int64_t>(col[base + j * stride]), val[base + j * stride]);
-  }
-};
+// ---- row sources (the ELLPACK family's, PackedRows, is in ellpack.hpp) ----
 
 /// JAD: entry d of stored row i at jd_ptr[d] + i while diagonal d reaches it.
 template <Value T, Index I>

@@ -10,6 +10,7 @@
 
 #include "core/batch_schedule.hpp"
 #include "cuda/batch_kernels.hpp"
+#include "cuda/cache_entries.hpp"
 #include "cuda/check.hpp"
 #include "spx/batch/batch.hpp"
 
@@ -18,12 +19,6 @@ namespace spx::cuda::batch {
 inline constexpr unsigned kFullMask = 0xffffffffu;
 /// Most threads per block of the one-block-per-matrix kernels (launch bounds).
 inline constexpr int kMaxThreads = 256;
-
-// Structure-cache keys of the batch kernels' preprocessing (one per kind; the
-// low bits carry the parameter the entry depends on).
-inline constexpr std::uint64_t kKeySmart = 0x5B010000;
-inline constexpr std::uint64_t kKeyBalanced = 0x5B020000;  // | warps
-inline constexpr std::uint64_t kKeySized = 0x5B030000;     // | stage capacity in entries
 
 /// The dynamic shared memory of a batch kernel, as T elements.
 template <class T>

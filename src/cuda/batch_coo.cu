@@ -75,12 +75,6 @@ __global__ void __launch_bounds__(kMaxThreads)
   }
 }
 
-/// The most shared memory entries a matrix needs: x plus one accumulator per row.
-struct CooGeometry {
-  std::int64_t need = 0;
-};
-inline constexpr std::uint64_t kKeyCoo = 0x5B040000;
-
 }  // namespace
 }  // namespace batch
 
@@ -89,7 +83,7 @@ void batch_coo_segmented(T alpha, const BatchCoo<T, I>& A, const T* x, T beta, T
                          const ExecContext& ctx) {
   if (A.count() == 0) return;  // nothing to launch (the dispatcher returns before this)
   batch::check_grid(A.count(), "batch_coo_segmented");
-  const auto& geometry = A.structure_cache().template get<batch::CooGeometry>(batch::kKeyCoo, [&] {
+  const auto& geometry = A.structure_cache().template get<batch::CooGeometry>([&] {
     const auto rows = A.host_row_offsets();
     const auto cols = A.host_col_offsets();
     std::int64_t need = 0;

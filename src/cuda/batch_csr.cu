@@ -211,15 +211,9 @@ __global__ void __launch_bounds__(kMaxThreads)
 
 // ---- per-batch preprocessing kept in the structure cache ---------------------
 
-/// Threads of the smart kernel: enough for the matrix needing the most
-/// (rows x vector length), at most kMaxThreads.
-struct SmartGeometry {
-  int threads = 32;
-};
-
 template <class T, class I>
 const SmartGeometry& smart_geometry(const BatchCsr<T, I>& A) {
-  return A.structure_cache().template get<SmartGeometry>(kKeySmart, [&] {
+  return A.structure_cache().template get<SmartGeometry>([&] {
     const auto rows = A.host_row_offsets();
     const auto nnz = A.host_nnz_offsets();
     std::int64_t most = 1;
@@ -231,18 +225,9 @@ const SmartGeometry& smart_geometry(const BatchCsr<T, I>& A) {
   });
 }
 
-/// CSR-I starting rows for `warps` warps per matrix, on the batch's device,
-/// and the most shared memory entries a matrix needs (x plus one accumulator
-/// per row).
-template <class I>
-struct BalancedPlan {
-  Array<I> starts;
-  std::int64_t need = 0;
-};
-
 template <class T, class I>
 const BalancedPlan<I>& balanced_plan(const BatchCsr<T, I>& A, int warps) {
-  return A.structure_cache().template get<BalancedPlan<I>>(kKeyBalanced | warps, [&] {
+  return A.structure_cache().template get<BalancedPlan<I>>(warps, [&] {
     const std::vector<I> ptr = A.row_ptr().to_vector();
     const std::vector<I> starts = detail::balanced_start_rows<I>(
         A.host_row_offsets(), A.host_nnz_offsets(), ptr, A.is_uniform(), warps);

@@ -116,41 +116,33 @@ __global__ void __launch_bounds__(kSizedThreads)
   }
 }
 
-/// The schedule on the batch's device.
-struct SizedDevicePlan {
-  Array<detail::SizedTask> tasks;
-  std::int64_t blocks = 0;
-  std::int64_t stage_entries = 0;
-};
-
 template <class T, class I>
 const SizedDevicePlan& sized_plan(const BatchCsr<T, I>& A, std::int64_t capacity) {
-  return A.structure_cache().template get<SizedDevicePlan>(
-      kKeySized | static_cast<std::uint64_t>(capacity), [&] {
-        // Row pointers of the matrices to split, fetched from the batch's
-        // space on demand.
-        const auto rows = A.host_row_offsets();
-        const auto row_ptr_of = [&](std::int64_t i) {
-          const std::int64_t m = rows[i + 1] - rows[i];
-          const std::int64_t pos = A.is_uniform() ? 0 : rows[i] + i;
-          std::vector<I> p(static_cast<std::size_t>(m) + 1);
-          spx::detail::copy_bytes(p.data(), Space::Host, A.row_ptr().data() + pos, A.space(),
-                                  p.size() * sizeof(I));
-          return std::vector<std::int64_t>(p.begin(), p.end());
-        };
-        detail::SizedParams params;
-        params.target_work = kSizedTargetWork;
-        params.max_matrices = kSizedMaxMatrices;
-        params.stage_capacity = capacity;
-        const detail::SizedPlan plan = detail::plan_sized_blocks(
-            rows, A.host_col_offsets(), A.host_nnz_offsets(), row_ptr_of, params);
-        for (const auto& t : plan.tasks)
-          if (t.last - t.first > kSizedMaxMatrices || t.last <= t.first || t.row_end <= t.row_begin)
-            throw InternalError("batch_csr_sized: malformed task in the schedule");
-        return SizedDevicePlan{
-            Array<detail::SizedTask>(std::span<const detail::SizedTask>(plan.tasks), A.space()),
-            static_cast<std::int64_t>(plan.tasks.size()), plan.stage_entries};
-      });
+  return A.structure_cache().template get<SizedDevicePlan>(capacity, [&] {
+    // Row pointers of the matrices to split, fetched from the batch's
+    // space on demand.
+    const auto rows = A.host_row_offsets();
+    const auto row_ptr_of = [&](std::int64_t i) {
+      const std::int64_t m = rows[i + 1] - rows[i];
+      const std::int64_t pos = A.is_uniform() ? 0 : rows[i] + i;
+      std::vector<I> p(static_cast<std::size_t>(m) + 1);
+      spx::detail::copy_bytes(p.data(), Space::Host, A.row_ptr().data() + pos, A.space(),
+                              p.size() * sizeof(I));
+      return std::vector<std::int64_t>(p.begin(), p.end());
+    };
+    detail::SizedParams params;
+    params.target_work = kSizedTargetWork;
+    params.max_matrices = kSizedMaxMatrices;
+    params.stage_capacity = capacity;
+    const detail::SizedPlan plan = detail::plan_sized_blocks(
+        rows, A.host_col_offsets(), A.host_nnz_offsets(), row_ptr_of, params);
+    for (const auto& t : plan.tasks)
+      if (t.last - t.first > kSizedMaxMatrices || t.last <= t.first || t.row_end <= t.row_begin)
+        throw InternalError("batch_csr_sized: malformed task in the schedule");
+    return SizedDevicePlan{
+        Array<detail::SizedTask>(std::span<const detail::SizedTask>(plan.tasks), A.space()),
+        static_cast<std::int64_t>(plan.tasks.size()), plan.stage_entries};
+  });
 }
 
 }  // namespace

@@ -150,13 +150,6 @@ class Carries {
 /// plus the empty rows just after them (warp 0 also stores the empty rows
 /// before the first nonzero). warp_row[w] is the row holding nonzero w*chunk.
 template <class I>
-struct BalancedPlan {
-  std::int64_t chunk = 0;  ///< nonzeros per warp, a multiple of 32
-  std::int64_t warps = 0;
-  Array<I> warp_row;  ///< warps + 1 entries, device
-};
-
-template <class I>
 __global__ void balanced_plan_kernel(std::int64_t rows, const I* __restrict__ row_ptr,
                                      std::int64_t chunk, std::int64_t warps,
                                      I* __restrict__ warp_row) {
@@ -280,32 +273,25 @@ const BalancedPlan<I>& balanced_plan(const Csr<T, I>& A, cudaStream_t stream) {
   const std::int64_t nnz = A.nnz();
   const std::int64_t chunk =
       ceil_div(std::max<std::int64_t>(ceil_div(nnz, resident), 1), kWarpSize) * kWarpSize;
-  return A.structure_cache().template get<BalancedPlan<I>>(
-      cache_key(CacheTag::Balanced, static_cast<std::uint64_t>(chunk)), [&] {
-        BalancedPlan<I> plan;
-        plan.chunk = chunk;
-        plan.warps = ceil_div(nnz, chunk);
-        plan.warp_row = Array<I>(static_cast<std::size_t>(plan.warps + 1), Space::Device);
-        balanced_plan_kernel<<<grid_size(plan.warps + 1, kBlock, "balanced_plan_kernel"), kBlock, 0,
-                               stream>>>(A.rows(), A.row_ptr().data(), plan.chunk, plan.warps,
-                                         plan.warp_row.data());
-        check_launch("balanced_plan_kernel");
-        // Later calls may come on other streams: finish the plan before sharing it.
-        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(balanced plan)");
-        return plan;
-      });
+  return A.structure_cache().template get<BalancedPlan<I>>(chunk, [&] {
+    BalancedPlan<I> plan;
+    plan.chunk = chunk;
+    plan.warps = ceil_div(nnz, chunk);
+    plan.warp_row = Array<I>(static_cast<std::size_t>(plan.warps + 1), Space::Device);
+    balanced_plan_kernel<<<grid_size(plan.warps + 1, kBlock, "balanced_plan_kernel"), kBlock, 0,
+                           stream>>>(A.rows(), A.row_ptr().data(), plan.chunk, plan.warps,
+                                     plan.warp_row.data());
+    check_launch("balanced_plan_kernel");
+    // Later calls may come on other streams: finish the plan before sharing it.
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(balanced plan)");
+    return plan;
+  });
 }
 
 // ---- merge path -------------------------------------------------------------
 
 /// Block b handles the merge-path items [b*tile, (b+1)*tile): coords[2b] rows
 /// and coords[2b+1] nonzeros are consumed before it.
-template <class I>
-struct MergePlan {
-  std::int64_t blocks = 0;
-  Array<I> coords;  ///< 2 * (blocks + 1) entries, device
-};
-
 template <class I>
 __global__ void merge_plan_kernel(std::int64_t rows, std::int64_t nnz,
                                   const I* __restrict__ row_ptr, std::int64_t blocks,
@@ -447,19 +433,18 @@ __global__ void __launch_bounds__(kBlock)
 
 template <class T, class I>
 const MergePlan<I>& merge_plan(const Csr<T, I>& A, std::int64_t tile, cudaStream_t stream) {
-  return A.structure_cache().template get<MergePlan<I>>(
-      cache_key(CacheTag::MergePath, static_cast<std::uint64_t>(tile)), [&] {
-        const std::int64_t rows = A.rows(), nnz = A.nnz();
-        MergePlan<I> plan;
-        plan.blocks = ceil_div(rows + nnz, tile);
-        plan.coords = Array<I>(static_cast<std::size_t>(2 * (plan.blocks + 1)), Space::Device);
-        merge_plan_kernel<<<grid_size(plan.blocks + 1, kBlock, "merge_plan_kernel"), kBlock, 0,
-                            stream>>>(rows, nnz, A.row_ptr().data(), plan.blocks, tile,
-                                      plan.coords.data());
-        check_launch("merge_plan_kernel");
-        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(merge plan)");
-        return plan;
-      });
+  return A.structure_cache().template get<MergePlan<I>>(tile, [&] {
+    const std::int64_t rows = A.rows(), nnz = A.nnz();
+    MergePlan<I> plan;
+    plan.blocks = ceil_div(rows + nnz, tile);
+    plan.coords = Array<I>(static_cast<std::size_t>(2 * (plan.blocks + 1)), Space::Device);
+    merge_plan_kernel<<<grid_size(plan.blocks + 1, kBlock, "merge_plan_kernel"), kBlock, 0,
+                        stream>>>(rows, nnz, A.row_ptr().data(), plan.blocks, tile,
+                                  plan.coords.data());
+    check_launch("merge_plan_kernel");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(merge plan)");
+    return plan;
+  });
 }
 
 // ---- row statistics (Auto) ----------------------------------------------------
@@ -584,7 +569,7 @@ void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
 
 template <Value T, Index I>
 CsrRowStats csr_row_stats(const Csr<T, I>& A) {
-  return A.structure_cache().template get<CsrRowStats>(cache_key(CacheTag::RowStats, 0), [&] {
+  return A.structure_cache().template get<CsrRowStats>([&] {
     CsrRowStats s;
     s.rows = A.rows();
     s.nnz = A.nnz();

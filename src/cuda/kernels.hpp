@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "cuda/cache_entries.hpp"
 #include "spx/matrix.hpp"
 #include "spx/registry.hpp"
 
@@ -39,17 +40,9 @@ void spmv_csr_balanced(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, co
 template <Value T, Index I>
 void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
-/// Row-length statistics of a device CSR: computed once on the device (one
-/// small kernel and a synchronous copy on the default stream) and cached.
-struct CsrRowStats {
-  std::int64_t rows = 0;
-  std::int64_t nnz = 0;
-  std::int64_t max_len = 0;
-  std::int64_t empty_rows = 0;
-  double mean = 0;  ///< nnz / rows
-  /// Mean over rows of (last column - first column), 0 for rows of < 2 entries.
-  double mean_spread = 0;
-};
+/// Row-length statistics of a device CSR (CsrRowStats, cache_entries.hpp):
+/// computed once on the device (one small kernel and a synchronous copy on
+/// the default stream) and cached.
 template <Value T, Index I>
 CsrRowStats csr_row_stats(const Csr<T, I>& A);
 
@@ -74,21 +67,5 @@ int adaptive_width(double mean_row_length);
 /// for unsorted COO with duplicates. Not deterministic (atomics).
 template <Value T, Index I>
 void spmv_coo_segmented(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
-
-// ---- structure-cache keys ---------------------------------------------------
-// Entries of the CUDA backend in a matrix's StructureCache: 0xC0DA in the top
-// 16 bits, a tag in the next 8, a parameter (launch geometry) in the low 40.
-
-enum class CacheTag : std::uint64_t {
-  RowStats = 1,
-  Balanced = 2,   ///< parameter: warps
-  MergePath = 3,  ///< parameter: path items per block
-  Cusparse = 4,   ///< parameter: the cusparseSpMVAlg_t value (src/baselines)
-};
-
-constexpr std::uint64_t cache_key(CacheTag tag, std::uint64_t param) {
-  return (std::uint64_t{0xC0DA} << 48) | (static_cast<std::uint64_t>(tag) << 40) |
-         (param & ((std::uint64_t{1} << 40) - 1));
-}
 
 }  // namespace spx::cuda

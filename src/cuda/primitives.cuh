@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "common/merge_path.hpp"
+
 namespace spx::cuda {
 
 inline constexpr unsigned kFullMask = 0xffffffffu;
@@ -86,28 +88,7 @@ __device__ __forceinline__ std::int64_t upper_bound(const I* a, std::int64_t n, 
   return lo;
 }
 
-/// Merge-path search (Merrill and Garland). The path merges the row ends
-/// `row_end[0..rows)` (absolute nonzero offsets, non-decreasing) with the
-/// nonzero indices first_nz, first_nz+1, ..., first_nz+nnz-1; a row end is taken
-/// as soon as every nonzero before it is taken. Returns, for the point on
-/// diagonal d (0 <= d <= rows + nnz), the number of rows consumed; the number of
-/// nonzeros consumed is d minus that.
-template <class RowEnd>
-__device__ __forceinline__ std::int64_t merge_path_rows(std::int64_t d, RowEnd row_end,
-                                                        std::int64_t rows, std::int64_t first_nz,
-                                                        std::int64_t nnz) {
-  std::int64_t lo = d > nnz ? d - nnz : 0;
-  std::int64_t hi = d < rows ? d : rows;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    // Row `mid` ends before nonzero first_nz + (d - mid - 1) would be taken.
-    if (static_cast<std::int64_t>(row_end(mid)) <= first_nz + (d - mid - 1)) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
+/// Merge-path search (Merrill and Garland), shared with the CPU kernels.
+using spx::detail::merge_path_rows;
 
 }  // namespace spx::cuda

@@ -69,25 +69,9 @@ std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape);
 
 // ---- row panel (spmm_panel.cu) ----------------------------------------------
 
-/// Row panels of R consecutive rows (the last one partial) and, for each
-/// panel, the sorted distinct columns of its rows (their union), in device
-/// memory. Union entry u of panel p holds a column ucol[u] and a mask whose
-/// bit r says that row p·R + r has an entry in that column; the row's
-/// values are read from A in union order (the row's columns are sorted), so
-/// the structure holds no values and stays valid when A's values change in
-/// place. Built on the device and cached in A.structure_cache() per R.
-template <Index I>
-struct RowPanels {
-  int rows = 0;              ///< R: rows per panel (2, 4 or 8)
-  std::int64_t panels = 0;   ///< ceil(m / R)
-  std::int64_t total = 0;    ///< union entries over all panels (≤ nnz)
-  Array<I> ptr;              ///< panels + 1 offsets into col and mask
-  Array<I> col;              ///< total columns, sorted within each panel
-  Array<std::uint8_t> mask;  ///< total row masks (bit r: row p·R + r)
-};
-
-/// The cached panels of A for R ∈ {2, 4, 8} (InvalidInput otherwise); A in
-/// device memory. Built on ctx.stream on first use (and waited for).
+/// The cached row panels of A (RowPanels, cache_entries.hpp) for R ∈ {2, 4,
+/// 8} (InvalidInput otherwise); A in device memory. Built on ctx.stream on
+/// first use (and waited for).
 template <Value T, Index I>
 const RowPanels<I>& row_panels(const Csr<T, I>& A, int R, const ExecContext& ctx);
 

@@ -542,16 +542,6 @@ __global__ void __launch_bounds__(kFixupBlock)
   C.data[row * C.rs + j * C.cs] += alpha * sum;
 }
 
-/// The cached partition of one matrix for one unit size.
-template <class I>
-struct MergePartition {
-  std::int64_t units = 0;
-  Array<I> part;               ///< units + 1 first rows, in device memory
-  std::int64_t long_runs = 0;  ///< rows with more than kShortRun carry-out units
-  std::int64_t runs = 0;       ///< rows with any carry-out unit
-  Array<I> run_rows;           ///< those rows, in device memory: the long ones first
-};
-
 /// Runs a CUB algorithm twice: for its temporary storage size, then with it.
 template <class F>
 void with_cub_temp(const char* what, cudaStream_t stream, F&& f) {
@@ -614,9 +604,7 @@ MergePartition<I> build_merge_partition(std::int64_t m, std::int64_t nnz, const 
 template <class T, class I>
 const MergePartition<I>& merge_partition_of(const Csr<T, I>& A, std::int64_t per_unit,
                                             const ExecContext& ctx) {
-  // Key: "SPMM" and the unit size.
-  const std::uint64_t key = 0x53504d4d00000000ull | static_cast<std::uint64_t>(per_unit);
-  return A.structure_cache().template get<MergePartition<I>>(key, [&] {
+  return A.structure_cache().template get<MergePartition<I>>(per_unit, [&] {
     return build_merge_partition<I>(A.rows(), A.nnz(), A.row_ptr().data(), per_unit, ctx.stream);
   });
 }

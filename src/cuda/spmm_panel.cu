@@ -6,11 +6,11 @@
 // i..i+3 share two thirds of theirs) this cuts the loads of B, which bound
 // row split there (spmm_csr.cu), by up to R.
 //
-// Structure (RowPanels, spmm.hpp), built on the device and cached per R in
-// A.structure_cache(): for panel p the sorted distinct columns of its rows
-// (ptr, col) and, per column, a mask of the rows that hold it. No values:
-// the entries of row r appear in the union in the row's own (sorted) order,
-// so a batch of 32 union entries finds row r's values at consecutive
+// Structure (RowPanels, cache_entries.hpp), built on the device and cached
+// per R in A.structure_cache(): for panel p the sorted distinct columns of
+// its rows (ptr, col) and, per column, a mask of the rows that hold it. No
+// values: the entries of row r appear in the union in the row's own (sorted)
+// order, so a batch of 32 union entries finds row r's values at consecutive
 // positions of A.values(), the k-th lane with bit r set at the row's cursor
 // + k (a ballot and a popcount); A's values may thus change in place without
 // invalidating the cache, and the values are read once, as in CSR.
@@ -66,11 +66,6 @@ using namespace spmm_tile;  // NOLINT(google-build-using-namespace)
 constexpr int kMaxPanel = 8;           ///< the largest R (masks are 8 bits)
 constexpr int kBuildBlock = 256;       ///< threads per block of the build passes
 constexpr int kBuildBlocksPerSm = 16;  ///< grid of the build passes (grid-stride)
-
-/// Cache keys: "PANL" and R (0: the union totals of the plan).
-constexpr std::uint64_t panel_key(int R) {
-  return 0x50414e4c00000000ull | static_cast<std::uint64_t>(R);
-}
 
 // ---- build ------------------------------------------------------------------
 
@@ -266,13 +261,9 @@ std::array<std::int64_t, 3> host_union_totals(const Csr<T, I>& A) {
   return totals;
 }
 
-struct UnionTotals {
-  std::array<std::int64_t, 3> u{};
-};
-
 template <class T, class I>
 const UnionTotals& union_totals(const Csr<T, I>& A) {
-  return A.structure_cache().template get<UnionTotals>(panel_key(0), [&] {
+  return A.structure_cache().template get<UnionTotals>([&] {
     UnionTotals t;
     if (A.rows() == 0 || A.nnz() == 0) return t;
     if (A.space() == Space::Host) {
@@ -453,7 +444,7 @@ const RowPanels<I>& row_panels(const Csr<T, I>& A, int R, const ExecContext& ctx
   require_panel_rows(R);
   if (A.space() != Space::Device)
     throw InvalidInput("row_panels: the matrix must be in device memory");
-  return A.structure_cache().template get<RowPanels<I>>(panel_key(R), [&] {
+  return A.structure_cache().template get<RowPanels<I>>(R, [&] {
     const I* ptr = A.row_ptr().data();
     const I* col = A.col_idx().data();
     switch (R) {

@@ -1,0 +1,134 @@
+// The kinds of entries the CUDA backend keeps in a matrix's StructureCache
+// (include/spx/core/cache.hpp): one struct each, declaring its parameters as
+// `Key`. A lookup matches the entry's type and key, so entries of different
+// kinds never collide. Each entry is built once, on the stream of the first
+// call that needs it, which is then synchronized so that calls on other
+// streams may use it; the structure of a format never changes, so entries
+// stay valid when values are rewritten. (The cuSPARSE baselines' entries:
+// src/baselines/cache_entries.hpp.) No fmt here: .cu files include this.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "core/batch_schedule.hpp"
+#include "spx/core/array.hpp"
+#include "spx/core/cache.hpp"
+#include "spx/core/types.hpp"
+
+namespace spx::cuda {
+
+// ---- CSR SpMV (csr.cu) --------------------------------------------------------
+
+/// Row-length statistics of a device CSR for the Auto rules (csr_row_stats):
+/// computed by one small kernel and a synchronous copy on the default stream.
+/// No parameters.
+struct CsrRowStats {
+  using Key = detail::NoKey;
+  std::int64_t rows = 0;
+  std::int64_t nnz = 0;
+  std::int64_t max_len = 0;
+  std::int64_t empty_rows = 0;
+  double mean = 0;  ///< nnz / rows
+  /// Mean over rows of (last column - first column), 0 for rows of < 2 entries.
+  double mean_spread = 0;
+};
+
+/// CSR-I (balanced): the starting row of every warp. Key: nonzeros per warp
+/// (the chunk, from the GPU's resident warps).
+template <Index I>
+struct BalancedPlan {
+  using Key = std::int64_t;
+  std::int64_t chunk = 0;  ///< nonzeros per warp, a multiple of 32
+  std::int64_t warps = 0;
+  Array<I> warp_row;  ///< warps + 1 entries, device
+};
+
+/// Merge path: the start coordinates (row, nonzero) of every block. Key: path
+/// items per block.
+template <Index I>
+struct MergePlan {
+  using Key = std::int64_t;
+  std::int64_t blocks = 0;
+  Array<I> coords;  ///< 2 * (blocks + 1) entries, device
+};
+
+// ---- CSR SpMM (spmm_csr.cu, spmm_panel.cu) ------------------------------------
+
+/// Merge-based SpMM: the first row of every unit and the rows with carry-out
+/// units. Key: nonzeros per unit.
+template <Index I>
+struct MergePartition {
+  using Key = std::int64_t;
+  std::int64_t units = 0;
+  Array<I> part;               ///< units + 1 first rows, in device memory
+  std::int64_t long_runs = 0;  ///< rows with more than kShortRun carry-out units
+  std::int64_t runs = 0;       ///< rows with any carry-out unit
+  Array<I> run_rows;           ///< those rows, in device memory: the long ones first
+};
+
+/// Row panel rule: the union entries of the panels for R = 2, 4, 8 (on the
+/// host for a host matrix). No parameters.
+struct UnionTotals {
+  using Key = detail::NoKey;
+  std::array<std::int64_t, 3> u{};
+};
+
+/// Row panels of R consecutive rows (the last one partial) and, for each
+/// panel, the sorted distinct columns of its rows (their union), in device
+/// memory. Union entry u of panel p holds a column ucol[u] and a mask whose
+/// bit r says that row p·R + r has an entry in that column; the row's
+/// values are read from A in union order (the row's columns are sorted), so
+/// the structure holds no values and stays valid when A's values change in
+/// place. Key: R.
+template <Index I>
+struct RowPanels {
+  using Key = int;
+  int rows = 0;              ///< R: rows per panel (2, 4 or 8)
+  std::int64_t panels = 0;   ///< ceil(m / R)
+  std::int64_t total = 0;    ///< union entries over all panels (≤ nnz)
+  Array<I> ptr;              ///< panels + 1 offsets into col and mask
+  Array<I> col;              ///< total columns, sorted within each panel
+  Array<std::uint8_t> mask;  ///< total row masks (bit r: row p·R + r)
+};
+
+// ---- batched SpMV (batch_csr.cu, batch_sized.cu, batch_coo.cu) ----------------
+
+namespace batch {
+
+/// CSR smart: threads per block, enough for the matrix needing the most (rows
+/// x vector length), at most kMaxThreads. No parameters.
+struct SmartGeometry {
+  using Key = detail::NoKey;
+  int threads = 32;
+};
+
+/// CSR balanced: the CSR-I starting rows of every warp of every matrix, on
+/// the batch's device, and the most shared memory entries a matrix needs (x
+/// plus one accumulator per row). Key: warps per matrix.
+template <Index I>
+struct BalancedPlan {
+  using Key = int;
+  Array<I> starts;
+  std::int64_t need = 0;
+};
+
+/// CSR sized blocks: the schedule of tasks on the batch's device. Key: stage
+/// capacity in entries.
+struct SizedDevicePlan {
+  using Key = std::int64_t;
+  Array<detail::SizedTask> tasks;
+  std::int64_t blocks = 0;
+  std::int64_t stage_entries = 0;
+};
+
+/// COO segmented: the most shared memory entries a matrix needs (x plus one
+/// accumulator per row). No parameters.
+struct CooGeometry {
+  using Key = detail::NoKey;
+  std::int64_t need = 0;
+};
+
+}  // namespace batch
+
+}  // namespace spx::cuda
