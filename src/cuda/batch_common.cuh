@@ -1,6 +1,7 @@
 // Device-side pieces shared by the batch kernels: the batch views the kernels
-// receive, the x accessors (shared or global memory), staging, the BLAS
-// store, warp reductions and the launch-size helpers.
+// receive, the x accessors (shared or global memory), staging, the row
+// accumulators and the launch-size helpers. Warp reductions and the BLAS
+// stores are the ones of all CUDA kernels (primitives.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,11 +13,11 @@
 #include "cuda/batch_kernels.hpp"
 #include "cuda/cache_entries.hpp"
 #include "cuda/check.hpp"
+#include "cuda/primitives.cuh"
 #include "spx/batch/batch.hpp"
 
 namespace spx::cuda::batch {
 
-inline constexpr unsigned kFullMask = 0xffffffffu;
 /// Most threads per block of the one-block-per-matrix kernels (launch bounds).
 inline constexpr int kMaxThreads = 256;
 
@@ -46,42 +47,6 @@ template <class T>
 __device__ void stage_x(T* s, const T* __restrict__ x, std::int64_t n) {
   for (std::int64_t i = threadIdx.x; i < n; i += blockDim.x)
     s[i] = x[i];
-}
-
-/// y[r] = alpha*sum + beta*y[r]; y is not read when beta = 0.
-template <class T>
-__device__ __forceinline__ void store(T* y, std::int64_t r, T alpha, T sum, T beta) {
-  y[r] = beta == T(0) ? alpha * sum : alpha * sum + beta * y[r];
-}
-
-/// Sum over the 32 lanes (every lane gets it).
-template <class T>
-__device__ __forceinline__ T warp_sum(T v) {
-  for (int off = 16; off > 0; off >>= 1)
-    v += __shfl_xor_sync(kFullMask, v, off);
-  return v;
-}
-
-/// Segmented sum over a warp: lanes with equal `key` in consecutive lanes form
-/// a segment (any key order is allowed; a key may start several segments).
-/// Returns, at each segment's first lane (`*head` true), the segment's sum.
-/// Every lane of the warp must call it.
-template <class T>
-__device__ T segmented_sum(std::int64_t key, T v, bool* head) {
-  const int lane = threadIdx.x & 31;
-  const std::int64_t prev = __shfl_up_sync(kFullMask, key, 1);
-  *head = lane == 0 || prev != key;
-  const unsigned heads = __ballot_sync(kFullMask, *head);
-  // Last lane of this lane's segment: one before the next head, or 31.
-  const unsigned later = lane == 31 ? 0u : heads & (~0u << (lane + 1));
-  const int end = later != 0 ? __ffs(later) - 2 : 31;
-  // Hillis-Steele: after the step with offset o, lane l holds the sum of
-  // lanes [l, min(l + 2o - 1, end)].
-  for (int off = 1; off < 32; off <<= 1) {
-    const T other = __shfl_down_sync(kFullMask, v, off);
-    if (lane + off <= end) v += other;
-  }
-  return v;
 }
 
 /// Adds a segment sum to a row accumulator in shared memory.
@@ -114,6 +79,22 @@ __device__ __forceinline__ Slice slice_of(const std::int64_t* __restrict__ row_o
   s.val0 = val_off[b];
   s.slots = val_off[b + 1] - s.val0;
   return s;
+}
+
+/// Calls rows(xb) with xb the x of matrix s: staged in shared memory when it
+/// fits the staging buffer of `stage` entries (the block synchronizes after
+/// staging), else read through the read-only cache. The choice is per block.
+template <class T, class Rows>
+__device__ __forceinline__ void with_x(const T* x, const Slice& s, std::int64_t stage,
+                                       Rows&& rows) {
+  if (s.n <= stage) {
+    T* xs = shared_buffer<T>();
+    stage_x(xs, x + s.col0, s.n);
+    __syncthreads();
+    rows(SharedX<T>{xs});
+  } else {
+    rows(GlobalX<T>{x + s.col0});
+  }
 }
 
 /// A CSR batch as the kernels see it. In a uniform batch every matrix uses
@@ -157,6 +138,16 @@ template <class T>
 std::int64_t stage_entries(std::int64_t largest_need) {
   const std::int64_t limit = shared_bytes_per_block() / static_cast<std::int64_t>(sizeof(T));
   return std::min(largest_need, limit);
+}
+
+/// Launches kernel(args..., stage) over `blocks` blocks of `threads`, with a
+/// staging buffer of `stage` entries of T (dynamic shared memory), on
+/// `stream`; checked, `name` naming the kernel in an error.
+template <class T, class... Params, class... Args>
+void launch_blocks(void (*kernel)(Params...), std::int64_t blocks, int threads, std::int64_t stage,
+                   cudaStream_t stream, const char* name, const Args&... args) {
+  kernel<<<static_cast<unsigned>(blocks), threads, stage * sizeof(T), stream>>>(args..., stage);
+  check_launch(name);
 }
 
 /// Throws when the batch has more matrices than one grid can hold.

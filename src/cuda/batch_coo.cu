@@ -31,7 +31,7 @@ __device__ void coo_share(const I* __restrict__ row, const I* __restrict__ col,
       v = val[k] * x[col[k]];
     }
     bool head = false;
-    const T sum = segmented_sum(r, v, &head);
+    const T sum = run_sum_at_head(r, v, &head);
     if (valid && head) acc.add(r, sum);
   }
 }
@@ -64,11 +64,11 @@ __global__ void __launch_bounds__(kMaxThreads)
     __syncthreads();
     // Phase 3: y = alpha*acc + beta*y.
     for (std::int64_t r = threadIdx.x; r < s.m; r += blockDim.x)
-      store(yb, r, alpha, acc[r], beta);
+      store_axpby(yb, r, alpha, acc[r], beta);
   } else {
     // Phase 1: y = beta*y (rows without entries keep it).
     for (std::int64_t r = threadIdx.x; r < s.m; r += blockDim.x)
-      yb[r] = beta == T(0) ? T(0) : beta * yb[r];
+      store_scaled(yb, r, beta);
     __syncthreads();
     // Phase 2: alpha times the run sums, atomically into y.
     coo_share(row, col, val, GlobalX<T>{x + s.col0}, s.slots, GlobalAcc<T>{yb, alpha});
@@ -94,11 +94,10 @@ void batch_coo_segmented(T alpha, const BatchCoo<T, I>& A, const T* x, T beta, T
   // About four entries per thread for the largest matrix.
   const int threads = batch::threads_for((A.max_nnz() + 3) / 4);
   const std::int64_t stage = batch::stage_entries<T>(geometry.need);
-  batch::coo_segmented_kernel<T, I>
-      <<<static_cast<unsigned>(A.count()), threads, stage * sizeof(T), ctx.stream>>>(
-          A.row_offsets().data(), A.col_offsets().data(), A.value_offsets().data(),
-          A.row_idx().data(), A.col_idx().data(), A.values().data(), x, alpha, beta, y, stage);
-  check_launch("batch coo_segmented_kernel");
+  batch::launch_blocks<T>(batch::coo_segmented_kernel<T, I>, A.count(), threads, stage, ctx.stream,
+                          "batch coo_segmented_kernel", A.row_offsets().data(),
+                          A.col_offsets().data(), A.value_offsets().data(), A.row_idx().data(),
+                          A.col_idx().data(), A.values().data(), x, alpha, beta, y);
 }
 
 #define SPX_INST(T, I) \

@@ -25,28 +25,7 @@ __device__ void scalar_rows(const I* __restrict__ ptr, const I* __restrict__ col
     const std::int64_t end = ptr[r + 1];
     for (std::int64_t k = ptr[r]; k < end; ++k)
       sum += val[k] * x[col[k]];
-    store(y, r, alpha, sum, beta);
-  }
-}
-
-template <class T, class I>
-__global__ void __launch_bounds__(kMaxThreads)
-    csr_scalar_kernel(CsrView<T, I> A, const T* __restrict__ x, T alpha, T beta, T* __restrict__ y,
-                      std::int64_t stage) {
-  const std::int64_t b = blockIdx.x;
-  const Slice s = slice_of(A.row_off, A.col_off, A.val_off, b);
-  if (s.m == 0) return;
-  const I* ptr = A.ptr(b, s.row0);
-  const I* col = A.cols(s.val0);
-  const T* val = A.values + s.val0;
-  if (s.n <= stage) {
-    // Stage x, then multiply from shared memory.
-    T* xs = shared_buffer<T>();
-    stage_x(xs, x + s.col0, s.n);
-    __syncthreads();
-    scalar_rows(ptr, col, val, SharedX<T>{xs}, s.m, alpha, beta, y + s.row0);
-  } else {
-    scalar_rows(ptr, col, val, GlobalX<T>{x + s.col0}, s.m, alpha, beta, y + s.row0);
+    store_axpby(y, r, alpha, sum, beta);
   }
 }
 
@@ -65,28 +44,8 @@ __device__ void vector_rows(const I* __restrict__ ptr, const I* __restrict__ col
     const std::int64_t end = ptr[r + 1];
     for (std::int64_t k = ptr[r] + lane; k < end; k += 32)
       sum += val[k] * x[col[k]];
-    sum = warp_sum(sum);
-    if (lane == 0) store(y, r, alpha, sum, beta);
-  }
-}
-
-template <class T, class I>
-__global__ void __launch_bounds__(kMaxThreads)
-    csr_vector_kernel(CsrView<T, I> A, const T* __restrict__ x, T alpha, T beta, T* __restrict__ y,
-                      std::int64_t stage) {
-  const std::int64_t b = blockIdx.x;
-  const Slice s = slice_of(A.row_off, A.col_off, A.val_off, b);
-  if (s.m == 0) return;
-  const I* ptr = A.ptr(b, s.row0);
-  const I* col = A.cols(s.val0);
-  const T* val = A.values + s.val0;
-  if (s.n <= stage) {
-    T* xs = shared_buffer<T>();
-    stage_x(xs, x + s.col0, s.n);
-    __syncthreads();
-    vector_rows(ptr, col, val, SharedX<T>{xs}, s.m, alpha, beta, y + s.row0);
-  } else {
-    vector_rows(ptr, col, val, GlobalX<T>{x + s.col0}, s.m, alpha, beta, y + s.row0);
+    sum = across_groups_sum(sum);
+    if (lane == 0) store_axpby(y, r, alpha, sum, beta);
   }
 }
 
@@ -109,32 +68,35 @@ __device__ void smart_rows(const I* __restrict__ ptr, const I* __restrict__ col,
       for (std::int64_t k = ptr[r] + lane; k < end; k += vlen)
         sum += val[k] * x[col[k]];
     }
-    for (int off = vlen >> 1; off > 0; off >>= 1)
-      sum += __shfl_down_sync(kFullMask, sum, off, vlen);
-    if (r < m && lane == 0) store(y, r, alpha, sum, beta);
+    sum = group_sum(sum, vlen);
+    if (r < m && lane == 0) store_axpby(y, r, alpha, sum, beta);
   }
 }
 
-template <class T, class I>
+/// Scalar, vector and smart: the kernel of the three, which differ only in
+/// how the block's threads take its matrix's rows (scalar_rows, vector_rows,
+/// smart_rows with this matrix's vector length, from its own mean row
+/// length).
+template <Algorithm Kind, class T, class I>
 __global__ void __launch_bounds__(kMaxThreads)
-    csr_smart_kernel(CsrView<T, I> A, const T* __restrict__ x, T alpha, T beta, T* __restrict__ y,
-                     std::int64_t stage) {
+    csr_rows_kernel(CsrView<T, I> A, const T* __restrict__ x, T alpha, T beta, T* __restrict__ y,
+                    std::int64_t stage) {
   const std::int64_t b = blockIdx.x;
   const Slice s = slice_of(A.row_off, A.col_off, A.val_off, b);
   if (s.m == 0) return;
-  // This matrix's vector length, from its own mean row length.
-  const int vlen = detail::vector_length(s.slots, s.m);
+  const int vlen = Kind == Algorithm::Adaptive ? detail::vector_length(s.slots, s.m) : 1;
   const I* ptr = A.ptr(b, s.row0);
   const I* col = A.cols(s.val0);
   const T* val = A.values + s.val0;
-  if (s.n <= stage) {
-    T* xs = shared_buffer<T>();
-    stage_x(xs, x + s.col0, s.n);
-    __syncthreads();
-    smart_rows(ptr, col, val, SharedX<T>{xs}, s.m, vlen, alpha, beta, y + s.row0);
-  } else {
-    smart_rows(ptr, col, val, GlobalX<T>{x + s.col0}, s.m, vlen, alpha, beta, y + s.row0);
-  }
+  with_x(x, s, stage, [&](auto xb) {
+    if constexpr (Kind == Algorithm::Scalar) {
+      scalar_rows(ptr, col, val, xb, s.m, alpha, beta, y + s.row0);
+    } else if constexpr (Kind == Algorithm::Vector) {
+      vector_rows(ptr, col, val, xb, s.m, alpha, beta, y + s.row0);
+    } else {
+      smart_rows(ptr, col, val, xb, s.m, vlen, alpha, beta, y + s.row0);
+    }
+  });
 }
 
 // ---- CSR-I: equal nonzero shares per warp ------------------------------------
@@ -164,7 +126,7 @@ __device__ void balanced_share(const I* __restrict__ ptr, const I* __restrict__ 
       v = val[k] * x[col[k]];
     }
     bool head = false;
-    const T sum = segmented_sum(valid ? r : std::int64_t{-1}, v, &head);
+    const T sum = run_sum_at_head(valid ? r : std::int64_t{-1}, v, &head);
     if (valid && head) acc.add(r, sum);
     // The next tile starts in the row of this tile's last entry.
     row = __shfl_sync(kFullMask, r, 31);
@@ -197,11 +159,11 @@ __global__ void __launch_bounds__(kMaxThreads)
     __syncthreads();
     // Phase 3: y = alpha*acc + beta*y.
     for (std::int64_t r = threadIdx.x; r < s.m; r += blockDim.x)
-      store(yb, r, alpha, acc[r], beta);
+      store_axpby(yb, r, alpha, acc[r], beta);
   } else {
     // Phase 1: y = beta*y (rows without entries keep it).
     for (std::int64_t r = threadIdx.x; r < s.m; r += blockDim.x)
-      yb[r] = beta == T(0) ? T(0) : beta * yb[r];
+      store_scaled(yb, r, beta);
     __syncthreads();
     // Phase 2: each warp adds alpha times its run sums to y atomically.
     balanced_share(ptr, col, val, GlobalX<T>{x + s.col0}, s.slots, st, warps,
@@ -245,43 +207,31 @@ const BalancedPlan<I>& balanced_plan(const BatchCsr<T, I>& A, int warps) {
 
 // ---- launchers ---------------------------------------------------------------
 
-template <Value T, Index I>
-void batch_csr_scalar(T alpha, const BatchCsr<T, I>& A, const T* x, T beta, T* y,
-                      const ExecContext& ctx) {
+template <Algorithm Kind, Value T, Index I>
+void batch_csr_rows(T alpha, const BatchCsr<T, I>& A, const T* x, T beta, T* y,
+                    const ExecContext& ctx) {
+  static_assert(Kind == Algorithm::Scalar || Kind == Algorithm::Vector ||
+                Kind == Algorithm::Adaptive);
+  constexpr bool kScalar = Kind == Algorithm::Scalar, kVector = Kind == Algorithm::Vector;
+  constexpr const char* kName = kScalar   ? "batch_csr_scalar"
+                                : kVector ? "batch_csr_vector"
+                                          : "batch_csr_smart";
+  constexpr const char* kKernel = kScalar   ? "batch csr_scalar_kernel"
+                                  : kVector ? "batch csr_vector_kernel"
+                                            : "batch csr_smart_kernel";
   if (A.count() == 0) return;  // nothing to launch (the dispatcher returns before this)
-  batch::check_grid(A.count(), "batch_csr_scalar");
-  const int threads = batch::threads_for(A.max_rows());
+  batch::check_grid(A.count(), kName);
+  int threads = 0;
+  if constexpr (kScalar) {
+    threads = batch::threads_for(A.max_rows());  // a thread per row
+  } else if constexpr (kVector) {
+    threads = batch::threads_for(32 * A.max_rows());  // a warp per row
+  } else {
+    threads = batch::smart_geometry(A).threads;
+  }
   const std::int64_t stage = batch::stage_entries<T>(A.max_cols());
-  batch::csr_scalar_kernel<T, I>
-      <<<static_cast<unsigned>(A.count()), threads, stage * sizeof(T), ctx.stream>>>(
-          batch::csr_view(A), x, alpha, beta, y, stage);
-  check_launch("batch csr_scalar_kernel");
-}
-
-template <Value T, Index I>
-void batch_csr_vector(T alpha, const BatchCsr<T, I>& A, const T* x, T beta, T* y,
-                      const ExecContext& ctx) {
-  if (A.count() == 0) return;  // nothing to launch (the dispatcher returns before this)
-  batch::check_grid(A.count(), "batch_csr_vector");
-  const int threads = batch::threads_for(32 * A.max_rows());
-  const std::int64_t stage = batch::stage_entries<T>(A.max_cols());
-  batch::csr_vector_kernel<T, I>
-      <<<static_cast<unsigned>(A.count()), threads, stage * sizeof(T), ctx.stream>>>(
-          batch::csr_view(A), x, alpha, beta, y, stage);
-  check_launch("batch csr_vector_kernel");
-}
-
-template <Value T, Index I>
-void batch_csr_smart(T alpha, const BatchCsr<T, I>& A, const T* x, T beta, T* y,
-                     const ExecContext& ctx) {
-  if (A.count() == 0) return;  // nothing to launch (the dispatcher returns before this)
-  batch::check_grid(A.count(), "batch_csr_smart");
-  const int threads = batch::smart_geometry(A).threads;
-  const std::int64_t stage = batch::stage_entries<T>(A.max_cols());
-  batch::csr_smart_kernel<T, I>
-      <<<static_cast<unsigned>(A.count()), threads, stage * sizeof(T), ctx.stream>>>(
-          batch::csr_view(A), x, alpha, beta, y, stage);
-  check_launch("batch csr_smart_kernel");
+  batch::launch_blocks<T>(batch::csr_rows_kernel<Kind, T, I>, A.count(), threads, stage, ctx.stream,
+                          kKernel, batch::csr_view(A), x, alpha, beta, y);
 }
 
 template <Value T, Index I>
@@ -296,16 +246,18 @@ void batch_csr_balanced(T alpha, const BatchCsr<T, I>& A, const T* x, T beta, T*
   const batch::BalancedPlan<I>& plan = batch::balanced_plan(A, warps);
   // Shared memory holds x and the row accumulators of a matrix.
   const std::int64_t stage = batch::stage_entries<T>(plan.need);
-  batch::csr_balanced_kernel<T, I>
-      <<<static_cast<unsigned>(A.count()), 32 * warps, stage * sizeof(T), ctx.stream>>>(
-          batch::csr_view(A), plan.starts.data(), warps, x, alpha, beta, y, stage);
-  check_launch("batch csr_balanced_kernel");
+  batch::launch_blocks<T>(batch::csr_balanced_kernel<T, I>, A.count(), 32 * warps, stage,
+                          ctx.stream, "batch csr_balanced_kernel", batch::csr_view(A),
+                          plan.starts.data(), warps, x, alpha, beta, y);
 }
 
-#define SPX_INST(T, I)                                                                           \
-  template void batch_csr_scalar(T, const BatchCsr<T, I>&, const T*, T, T*, const ExecContext&); \
-  template void batch_csr_vector(T, const BatchCsr<T, I>&, const T*, T, T*, const ExecContext&); \
-  template void batch_csr_smart(T, const BatchCsr<T, I>&, const T*, T, T*, const ExecContext&);  \
+#define SPX_INST(T, I)                                                                         \
+  template void batch_csr_rows<Algorithm::Scalar>(T, const BatchCsr<T, I>&, const T*, T, T*,   \
+                                                  const ExecContext&);                         \
+  template void batch_csr_rows<Algorithm::Vector>(T, const BatchCsr<T, I>&, const T*, T, T*,   \
+                                                  const ExecContext&);                         \
+  template void batch_csr_rows<Algorithm::Adaptive>(T, const BatchCsr<T, I>&, const T*, T, T*, \
+                                                    const ExecContext&);                       \
   template void batch_csr_balanced(T, const BatchCsr<T, I>&, const T*, T, T*, const ExecContext&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST

@@ -20,7 +20,7 @@ __device__ void ell_rows(const I* __restrict__ len, const I* __restrict__ col,
       const std::int64_t k = j * m + r;
       sum += val[k] * x[col[k]];
     }
-    store(y, r, alpha, sum, beta);
+    store_axpby(y, r, alpha, sum, beta);
   }
 }
 
@@ -38,15 +38,7 @@ __global__ void __launch_bounds__(kMaxThreads)
   const I* len = row_len + s.row0;
   const I* col = col_idx + s.val0;
   const T* val = values + s.val0;
-  if (s.n <= stage) {
-    // Stage x, then multiply from shared memory.
-    T* xs = shared_buffer<T>();
-    stage_x(xs, x + s.col0, s.n);
-    __syncthreads();
-    ell_rows(len, col, val, SharedX<T>{xs}, s.m, alpha, beta, y + s.row0);
-  } else {
-    ell_rows(len, col, val, GlobalX<T>{x + s.col0}, s.m, alpha, beta, y + s.row0);
-  }
+  with_x(x, s, stage, [&](auto xb) { ell_rows(len, col, val, xb, s.m, alpha, beta, y + s.row0); });
 }
 
 }  // namespace
@@ -59,11 +51,10 @@ void batch_ell_rows(T alpha, const BatchEll<T, I>& A, const T* x, T beta, T* y,
   batch::check_grid(A.count(), "batch_ell_rows");
   const int threads = batch::threads_for(A.max_rows());
   const std::int64_t stage = batch::stage_entries<T>(A.max_cols());
-  batch::ell_rows_kernel<T, I>
-      <<<static_cast<unsigned>(A.count()), threads, stage * sizeof(T), ctx.stream>>>(
-          A.row_offsets().data(), A.col_offsets().data(), A.value_offsets().data(),
-          A.row_len().data(), A.col_idx().data(), A.values().data(), x, alpha, beta, y, stage);
-  check_launch("batch ell_rows_kernel");
+  batch::launch_blocks<T>(batch::ell_rows_kernel<T, I>, A.count(), threads, stage, ctx.stream,
+                          "batch ell_rows_kernel", A.row_offsets().data(), A.col_offsets().data(),
+                          A.value_offsets().data(), A.row_len().data(), A.col_idx().data(),
+                          A.values().data(), x, alpha, beta, y);
 }
 
 #define SPX_INST(T, I) \

@@ -14,18 +14,13 @@ namespace spx::cuda {
 // ---- one thread block per matrix (Anzt et al. §3), x staged in shared memory
 // when it fits, read through the cache otherwise ----
 
-/// CSR scalar: thread per row (batch_csr.cu).
-template <Value T, Index I>
-void batch_csr_scalar(T alpha, const BatchCsr<T, I>& A, const T* x, T beta, T* y,
-                      const ExecContext& ctx);
-/// CSR vector: warp per row.
-template <Value T, Index I>
-void batch_csr_vector(T alpha, const BatchCsr<T, I>& A, const T* x, T beta, T* y,
-                      const ExecContext& ctx);
-/// CSR smart: per matrix, threads per row = next power of two of its mean row length.
-template <Value T, Index I>
-void batch_csr_smart(T alpha, const BatchCsr<T, I>& A, const T* x, T beta, T* y,
-                     const ExecContext& ctx);
+/// CSR (batch_csr.cu), the block's threads taking its matrix's rows by
+/// Kind: Scalar, a thread per row; Vector, a warp per row; Adaptive (the
+/// paper's CSR smart), per matrix a vector of threads per row, the next
+/// power of two of its mean row length.
+template <Algorithm Kind, Value T, Index I>
+void batch_csr_rows(T alpha, const BatchCsr<T, I>& A, const T* x, T beta, T* y,
+                    const ExecContext& ctx);
 /// CSR-I: equal nonzero shares per warp, starting rows precomputed once per
 /// batch (structure cache); segment sums added atomically.
 template <Value T, Index I>

@@ -80,9 +80,8 @@ __device__ void sized_rows(CsrView<T, I> A, const detail::SizedTask& t, const st
           sum += val[k] * __ldg(xb + col[k]);
       }
     }
-    for (int off = vlen >> 1; off > 0; off >>= 1)
-      sum += __shfl_down_sync(kFullMask, sum, off, vlen);
-    if (r < t.row_end && lane == 0) store(y, r, alpha, sum, beta);
+    sum = group_sum(sum, vlen);
+    if (r < t.row_end && lane == 0) store_axpby(y, r, alpha, sum, beta);
   }
 }
 

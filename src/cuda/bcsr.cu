@@ -85,7 +85,6 @@
 namespace spx::cuda {
 namespace {
 
-constexpr int kBlock = 256;  ///< threads per block
 constexpr int kWarpsPerBlock = kBlock / kWarpSize;
 constexpr int kStage = 4;             ///< row-shared: blocks whose x is staged at once
 constexpr int kSubWarpSweeps = 8;     ///< sub-warp: sweeps loaded before multiplying
@@ -123,6 +122,20 @@ BcsrArgs<T, I> args_of(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y) {
 template <class T>
 __device__ __forceinline__ T x_at(const T* __restrict__ x, std::int64_t col, std::int64_t cols) {
   return col >= 0 && col < cols ? __ldg(x + col) : T{0};
+}
+
+/// sum += v[u] * x[col[u]] for u = 0 .. U-1 in order, the U loads of x
+/// (x_at: 0 outside the matrix) issued before the first product.
+template <int U, class T>
+__device__ __forceinline__ void add_products(T& sum, const T (&v)[U], const std::int64_t (&col)[U],
+                                             const T* __restrict__ x, std::int64_t cols) {
+  T xv[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    xv[u] = x_at(x, col[u], cols);
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    sum += v[u] * xv[u];
 }
 
 /// For each r, the sum of v over the lanes j·b + r with j < nj; the result
@@ -181,13 +194,7 @@ __global__ void __launch_bounds__(kBlock) bcsr_warp_kernel(BcsrArgs<T, I> a) {
       }
     }
     // Phase 2: the x entries (independent loads), then the products.
-    T xv[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      xv[u] = x_at(a.x, col[u], a.cols);
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      sum += v[u] * xv[u];
+    add_products(sum, v, col, a.x, a.cols);
   }
   // Phase 3: reduce over the lanes of equal r; lanes 0..b-1 store real rows.
   sum = sum_over_columns(sum, j, b, nj);
@@ -321,23 +328,13 @@ __global__ void __launch_bounds__(kBlock) bcsr_sub_warp_kernel(BcsrArgs<T, I> a)
     }
     vp += U * G;
     // Phase 2: the x entries (independent loads), then the products.
-    T xv[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      xv[u] = x_at(a.x, col[u], a.cols);
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      sum += v[u] * xv[u];
+    add_products(sum, v, col, a.x, a.cols);
   }
-  // Phase 3: within the group, sum the J slots of equal r into slot 0: a tree
-  // in a fixed order (strides: powers of two below J, largest first); the
-  // condition keeps every read inside the group.
-  constexpr int kTop = J > 8 ? 8 : J > 4 ? 4 : J > 2 ? 2 : J > 1 ? 1 : 0;  // largest 2^n < J
-#pragma unroll
-  for (int stride = kTop; stride >= 1; stride >>= 1) {
-    const T other = __shfl_down_sync(kFullMask, sum, stride * B);
-    if (j < stride && j + stride < J) sum += other;
-  }
+  // Phase 3: within the group, sum the J slots of equal r into slot 0, the
+  // tree of the warp kernels with compile-time B and J (strides: powers of
+  // two below J, largest first); the condition keeps every read inside the
+  // group.
+  sum = sum_over_columns(sum, j, B, J);
   if (row_ok && j == 0) {
     const std::int64_t row = R * B + r;
     if (row < a.rows) store_axpby(a.y, row, a.alpha, sum, a.beta);
@@ -370,18 +367,6 @@ void launch_sub_warp(const BcsrArgs<T, I>& a, cudaStream_t stream) {
   const unsigned grid = grid_size(warps * kWarpSize, kBlock, "bcsr_sub_warp_kernel");
   bcsr_sub_warp_kernel<B, S><<<grid, kBlock, 0, stream>>>(a);
   check_launch("bcsr_sub_warp_kernel");
-}
-
-template <int B, class T, class I>
-void launch_sub_warp(const BcsrArgs<T, I>& a, int lanes, cudaStream_t stream) {
-  switch (lanes) {
-    case 4:
-      return launch_sub_warp<B, 4>(a, stream);
-    case 8:
-      return launch_sub_warp<B, 8>(a, stream);
-    default:  // 16
-      return launch_sub_warp<B, 16>(a, stream);
-  }
 }
 
 /// Raised when a launcher is called outside its range (the dispatcher checks
@@ -444,16 +429,8 @@ void spmv_bcsr_by_block(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y,
                         const ExecContext& ctx) {
   require(Algorithm::BlockByBlock, A.block_size());
   const BcsrArgs<T, I> a = args_of(alpha, A, x, beta, y);
-  switch (a.b) {
-    case 2:
-      return launch_warp<2, true>(a, ctx.stream);
-    case 3:
-      return launch_warp<3, true>(a, ctx.stream);
-    case 4:
-      return launch_warp<4, true>(a, ctx.stream);
-    default:  // 1, 5
-      return launch_warp<0, true>(a, ctx.stream);
-  }
+  // Compiled for b = 2, 3, 4; b = 1, 5 take the runtime b (0).
+  with_constant<0, 2, 3, 4>(a.b, [&]<int B>() { launch_warp<B, true>(a, ctx.stream); });
 }
 
 template <Value T, Index I>
@@ -461,24 +438,8 @@ void spmv_bcsr_by_column(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y,
                          const ExecContext& ctx) {
   require(Algorithm::BlockByColumn, A.block_size());
   const BcsrArgs<T, I> a = args_of(alpha, A, x, beta, y);
-  switch (a.b) {
-    case 2:
-      return launch_warp<2, false>(a, ctx.stream);
-    case 3:
-      return launch_warp<3, false>(a, ctx.stream);
-    case 4:
-      return launch_warp<4, false>(a, ctx.stream);
-    case 6:
-      return launch_warp<6, false>(a, ctx.stream);
-    case 8:
-      return launch_warp<8, false>(a, ctx.stream);
-    case 16:
-      return launch_warp<16, false>(a, ctx.stream);
-    case 32:
-      return launch_warp<32, false>(a, ctx.stream);
-    default:
-      return launch_warp<0, false>(a, ctx.stream);
-  }
+  with_constant<0, 2, 3, 4, 6, 8, 16, 32>(a.b,
+                                          [&]<int B>() { launch_warp<B, false>(a, ctx.stream); });
 }
 
 template <Value T, Index I>
@@ -486,14 +447,8 @@ void spmv_bcsr_row_shared(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T* y
                           const ExecContext& ctx) {
   require(Algorithm::BlockRowShared, A.block_size());
   const BcsrArgs<T, I> a = args_of(alpha, A, x, beta, y);
-  switch (a.b) {
-    case 16:
-      return launch_row_shared<16>(a, ctx.stream);
-    case 32:
-      return launch_row_shared<32>(a, ctx.stream);
-    default:  // 17..31
-      return launch_row_shared<0>(a, ctx.stream);
-  }
+  // Compiled for b = 16, 32; b = 17..31 take the runtime b (0).
+  with_constant<0, 16, 32>(a.b, [&]<int B>() { launch_row_shared<B>(a, ctx.stream); });
 }
 
 template <Value T, Index I>
@@ -504,16 +459,10 @@ void spmv_bcsr_sub_warp_with(T alpha, const Bcsr<T, I>& A, const T* x, T beta, T
     throw InvalidInput("block_sub_warp: lanes per block row must be 4, 8 or 16, got " +
                        std::to_string(lanes));
   const BcsrArgs<T, I> a = args_of(alpha, A, x, beta, y);
-  switch (a.b) {
-    case 1:
-      return launch_sub_warp<1>(a, lanes, ctx.stream);
-    case 2:
-      return launch_sub_warp<2>(a, lanes, ctx.stream);
-    case 3:
-      return launch_sub_warp<3>(a, lanes, ctx.stream);
-    default:  // 4
-      return launch_sub_warp<4>(a, lanes, ctx.stream);
-  }
+  // Every b = 1..4 and S = 4, 8, 16 compiled.
+  with_constant<4, 1, 2, 3>(a.b, [&]<int B>() {
+    with_constant<16, 4, 8>(lanes, [&]<int S>() { launch_sub_warp<B, S>(a, ctx.stream); });
+  });
 }
 
 template <Value T, Index I>

@@ -1,6 +1,6 @@
 // CUDA SpMV for the diagonal and blocked formats: DIA and HDI (dia.cu,
 // hdi.cu), BCSR with the BCSR paper's three GPU algorithms (bcsr.cu), and
-// their registration with the cuSPARSE BSR baselines (register_blocked.cu).
+// their registration (register_blocked.cu).
 // A launcher sees a device matrix with rows > 0, nnz > 0 and alpha != 0,
 // enqueues its kernel on ctx.stream and returns without synchronizing; with
 // beta == 0 it never reads y. Every kernel here is deterministic (fixed
@@ -72,12 +72,3 @@ std::string bcsr_refusal(Algorithm algorithm, int b);
 Algorithm choose_bcsr(int b);
 
 }  // namespace spx::cuda
-
-namespace spx::detail {
-
-/// Adds the DIA, HDI and BCSR CUDA kernels, their Auto rules, and the
-/// cuSPARSE BSR baselines (src/cuda/register_blocked.cu).
-template <Value T, Index I>
-void register_cuda_blocked_kernels(Registry<T, I>& registry);
-
-}  // namespace spx::detail

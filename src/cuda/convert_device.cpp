@@ -28,9 +28,9 @@
 #include "cuda/check.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/register.hpp"
+#include "spx/convert.hpp"
 
 namespace spx::detail {
-
 
 namespace {
 
@@ -53,6 +53,15 @@ class Scratch {
 template <class U>
 Array<U> device_array(std::int64_t n) {
   return Array<U>(static_cast<std::size_t>(n), kDev);
+}
+
+/// n zeros in device memory (set on the conversion's stream); `what` names
+/// them in an error.
+template <class U>
+Array<U> device_zeros(std::int64_t n, const char* what) {
+  Array<U> a = device_array<U>(n);
+  if (a.size() > 0) cuda::check(cudaMemsetAsync(a.data(), 0, a.bytes(), cudaStreamLegacy), what);
+  return a;
 }
 
 /// Waits for the conversion's kernels (and reports their errors).
@@ -82,18 +91,40 @@ ExplicitZeros<I> device_explicit_zeros(const Csr<T, I>& A) {
   return z;
 }
 
-/// The sorted distinct keys of a CSR's entries (DIA, HDI, BCSR), and where
-/// each group's keys start.
+/// The sorted distinct keys of a CSR's entries (DIA, HDI, BCSR: see
+/// conv::KeyMode), and the passes that use them.
 struct GroupKeys {
+  conv::KeyMode mode = conv::KeyMode::Diagonal;
+  std::int64_t H = 0;
+  int sub_bits = 0;
   std::int64_t count = 0;
   std::unique_ptr<Scratch<std::uint64_t>> a, b;
   const std::uint64_t* uniq = nullptr;
+
+  /// start[g] = the first key of group g, for g in [0, groups].
+  void group_starts(std::int64_t groups, std::int64_t* start) const {
+    conv::group_starts(uniq, count, groups, sub_bits, start);
+  }
+  /// out[k] = the subkey of key k + shift (the diagonal offsets, block columns).
+  template <Index I>
+  void subkeys(std::int64_t shift, I* out) const {
+    conv::subkeys(uniq, count, sub_bits, shift, out);
+  }
+  /// Every value of A at its place in `values` (zeroed before).
+  template <Value T, Index I>
+  void scatter(const Csr<T, I>& A, const std::int64_t* start, T* values) const {
+    conv::scatter_values(A.row_ptr().data(), A.col_idx().data(), A.values().data(), A.rows(),
+                         A.nnz(), mode, H, sub_bits, uniq, start, values);
+  }
 };
 
 template <Value T, Index I>
 GroupKeys distinct_keys(const Csr<T, I>& A, conv::KeyMode mode, std::int64_t H, int sub_bits,
                         int end_bit) {
   GroupKeys g;
+  g.mode = mode;
+  g.H = H;
+  g.sub_bits = sub_bits;
   const std::int64_t nnz = A.nnz();
   if (nnz == 0) return g;
   g.a = std::make_unique<Scratch<std::uint64_t>>(nnz);
@@ -126,7 +157,40 @@ struct Groups {
   std::int64_t groups = 0, stored = 0, units = 0;
   Scratch<std::int64_t> width, offset, unit_ptr;
   explicit Groups(std::int64_t n) : groups(n), width(n), offset(n + 1), unit_ptr(n + 1) {}
+
+  /// The fill of these groups of C slots, total_slots in all, slot s < rows
+  /// holding CSR row order[s] (or s without order).
+  template <Index I>
+  conv::GroupFill<I> fill(std::int64_t C, std::int64_t total_slots, std::int64_t rows,
+                          const I* order) const {
+    conv::GroupFill<I> f;
+    f.groups = groups;
+    f.C = C;
+    f.total_slots = total_slots;
+    f.rows = rows;
+    f.width = width.get();
+    f.offset = offset.get();
+    f.unit_ptr = unit_ptr.get();
+    f.units = units;
+    f.order = order;
+    return f;
+  }
 };
+
+/// The ELL arrays of A with `width` slots per row (width ≥ the longest row
+/// for ELL; HYB's ELL part keeps the first `width` entries of longer rows):
+/// len[r] = min(length of row r, width), col and val column-major.
+template <Value T, Index I>
+void fill_ell(const Csr<T, I>& A, std::int64_t width, I* len, I* col, T* val) {
+  const std::int64_t rows = A.rows();
+  const I* ptr = A.row_ptr().data();
+  conv::slot_lengths(ptr, static_cast<const I*>(nullptr), rows, width, len);
+  conv::GroupFill<I> fill;
+  fill.C = fill.total_slots = fill.rows = rows;
+  fill.width0 = width;
+  fill.units = conv::group_units(rows, width);
+  conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col, val);
+}
 
 template <Index I>
 void layout_groups(Groups& g, const char* format, const char* group_what, const I* ptr,
@@ -150,8 +214,6 @@ void layout_groups(Groups& g, const char* format, const char* group_what, const 
   g.units = conv::read_back(g.unit_ptr.get() + g.groups);
 }
 
-}  // namespace
-
 // ---- ELL ----------------------------------------------------------------------
 
 template <Value T, Index I>
@@ -168,15 +230,10 @@ Ell<T, I> device_to_ell(const Csr<T, I>& A, const ConvertOptions& options) {
   Array<I> col = device_array<I>(stored);
   Array<T> val = device_array<T>(stored);
   Array<I> len = device_array<I>(rows);
-  conv::slot_lengths(ptr, static_cast<const I*>(nullptr), rows, LLONG_MAX, len.data());
-  conv::GroupFill<I> fill;
-  fill.C = fill.total_slots = fill.rows = rows;
-  fill.width0 = width;
-  fill.units = conv::group_units(rows, width);
-  conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(), val.data());
+  fill_ell(A, width, len.data(), col.data(), val.data());
   finish();
-  return Ell<T, I>(rows, A.cols(), static_cast<I>(width), std::move(col),
-                                    std::move(val), std::move(len), Known{.nnz = A.nnz()});
+  return Ell<T, I>(rows, A.cols(), static_cast<I>(width), std::move(col), std::move(val),
+                   std::move(len), Known{.nnz = A.nnz()});
 }
 
 // ---- SELL ---------------------------------------------------------------------
@@ -228,25 +285,16 @@ Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
   conv::narrow(g.offset.get(), slices + 1, slice_ptr.data());
   conv::narrow(g.width.get(), slices, slice_width.data());
   conv::slot_lengths(ptr, order, rows, LLONG_MAX, len.data());
-  conv::GroupFill<I> fill;
-  fill.groups = slices;
-  fill.C = C;
-  fill.total_slots = slices * C;
-  fill.rows = rows;
-  fill.width = g.width.get();
-  fill.offset = g.offset.get();
-  fill.unit_ptr = g.unit_ptr.get();
-  fill.units = g.units;
-  fill.order = order;
-  conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(), val.data());
+  conv::fill_groups(g.fill(C, slices * C, rows, order), ptr, A.col_idx().data(), A.values().data(),
+                    col.data(), val.data());
   if (order != nullptr && rows > 0)
     cuda::check(cudaMemcpyAsync(perm.data(), order, perm.bytes(), cudaMemcpyDeviceToDevice,
                                 cudaStreamLegacy),
                 "cudaMemcpyAsync (SELL permutation)");
   finish();
-  return Sell<T, I>(rows, A.cols(), C, sigma, tpr, std::move(slice_ptr),
-                                     std::move(slice_width), std::move(col), std::move(val),
-                                     std::move(len), std::move(perm), Known{.nnz = A.nnz()});
+  return Sell<T, I>(rows, A.cols(), C, sigma, tpr, std::move(slice_ptr), std::move(slice_width),
+                    std::move(col), std::move(val), std::move(len), std::move(perm),
+                    Known{.nnz = A.nnz()});
 }
 
 // ---- HLL ----------------------------------------------------------------------
@@ -271,18 +319,11 @@ Hll<T, I> device_to_hll(const Csr<T, I>& A, const ConvertOptions& options) {
   Array<I> len = device_array<I>(rows);
   conv::narrow(g.offset.get(), hacks + 1, hack_ptr.data());
   conv::slot_lengths(ptr, static_cast<const I*>(nullptr), rows, LLONG_MAX, len.data());
-  conv::GroupFill<I> fill;
-  fill.groups = hacks;
-  fill.C = H;
-  fill.total_slots = fill.rows = rows;
-  fill.width = g.width.get();
-  fill.offset = g.offset.get();
-  fill.unit_ptr = g.unit_ptr.get();
-  fill.units = g.units;
-  conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(), val.data());
+  conv::fill_groups(g.fill(H, rows, rows, static_cast<const I*>(nullptr)), ptr, A.col_idx().data(),
+                    A.values().data(), col.data(), val.data());
   finish();
-  return Hll<T, I>(rows, A.cols(), H, std::move(hack_ptr), std::move(col),
-                                    std::move(val), std::move(len), Known{.nnz = A.nnz()});
+  return Hll<T, I>(rows, A.cols(), H, std::move(hack_ptr), std::move(col), std::move(val),
+                   std::move(len), Known{.nnz = A.nnz()});
 }
 
 // ---- HYB ----------------------------------------------------------------------
@@ -326,21 +367,15 @@ Hyb<T, I> device_to_hyb(const Csr<T, I>& A, const ConvertOptions& options) {
   Array<I> coo_row = device_array<I>(coo_nnz);
   Array<I> coo_col = device_array<I>(coo_nnz);
   Array<T> coo_val = device_array<T>(coo_nnz);
-  conv::slot_lengths(ptr, static_cast<const I*>(nullptr), rows, K, ell_len.data());
-  conv::GroupFill<I> fill;
-  fill.C = fill.total_slots = fill.rows = rows;
-  fill.width0 = K;
-  fill.units = conv::group_units(rows, K);
-  conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), ell_col.data(),
-                    ell_val.data());
+  fill_ell(A, K, ell_len.data(), ell_col.data(), ell_val.data());
   conv::hyb_coo(ptr, A.col_idx().data(), A.values().data(), rows, K, coo_begin.get(), coo_nnz,
                 coo_row.data(), coo_col.data(), coo_val.data());
   finish();
   Ell<T, I> ell =
-      Ell<T, I>(rows, A.cols(), static_cast<I>(K), std::move(ell_col),
-                                 std::move(ell_val), std::move(ell_len), Known{.nnz = A.nnz() - coo_nnz});
+      Ell<T, I>(rows, A.cols(), static_cast<I>(K), std::move(ell_col), std::move(ell_val),
+                std::move(ell_len), Known{.nnz = A.nnz() - coo_nnz});
   Coo<T, I> coo = Coo<T, I>(rows, A.cols(), std::move(coo_row), std::move(coo_col),
-                                             std::move(coo_val), Known{.nnz = 0, .sorted = true});
+                            std::move(coo_val), Known{.nnz = 0, .sorted = true});
   return Hyb<T, I>(std::move(ell), std::move(coo), Check::Trusted);
 }
 
@@ -413,21 +448,17 @@ Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options) {
                       options);
 
   Array<I> offsets = device_array<I>(nd);
-  Array<T> values = device_array<T>(size.values);
-  conv::subkeys(keys.uniq, nd, sub_bits, -(m - 1), offsets.data());
-  if (values.size() > 0)
-    cuda::check(cudaMemsetAsync(values.data(), 0, values.bytes(), cudaStreamLegacy),
-                "cudaMemsetAsync (DIA values)");
+  Array<T> values = device_zeros<T>(size.values, "cudaMemsetAsync (DIA values)");
+  keys.subkeys(-(m - 1), offsets.data());
   if (nnz > 0) {
     Scratch<std::int64_t> start(2);
-    conv::group_starts(keys.uniq, nd, 1, sub_bits, start.get());
-    conv::scatter_values(A.row_ptr().data(), A.col_idx().data(), A.values().data(), m, nnz,
-                         conv::KeyMode::Diagonal, m, sub_bits, keys.uniq, start.get(),
-                         values.data());
+    keys.group_starts(1, start.get());
+    keys.scatter(A, start.get(), values.data());
   }
   ExplicitZeros<I> zeros = device_explicit_zeros(A);
   finish();
-  return Dia<T, I>(m, n, std::move(offsets), std::move(values), std::move(zeros), Known{.nnz = nnz});
+  return Dia<T, I>(m, n, std::move(offsets), std::move(values), std::move(zeros),
+                   Known{.nnz = nnz});
 }
 
 // ---- HDI ----------------------------------------------------------------------
@@ -445,7 +476,7 @@ Hdi<T, I> device_to_hdi(const Csr<T, I>& A, const ConvertOptions& options) {
   GroupKeys keys = distinct_keys(A, conv::KeyMode::Diagonal, H, sub_bits, end_bit);
   const std::int64_t total = keys.count;
   Scratch<std::int64_t> start(nh + 1);
-  conv::group_starts(keys.uniq, total, nh, sub_bits, start.get());
+  keys.group_starts(nh, start.get());
 
   const std::int64_t last_rows = nh > 0 ? m - (nh - 1) * H : 0;
   const std::int64_t last_diags = nh > 0 ? total - conv::read_back(start.get() + nh - 1) : 0;
@@ -457,18 +488,14 @@ Hdi<T, I> device_to_hdi(const Csr<T, I>& A, const ConvertOptions& options) {
 
   Array<I> hack_ptr = device_array<I>(nh + 1);
   Array<I> offsets = device_array<I>(total);
-  Array<T> values = device_array<T>(size.values);
+  Array<T> values = device_zeros<T>(size.values, "cudaMemsetAsync (HDI values)");
   conv::narrow(start.get(), nh + 1, hack_ptr.data());
-  conv::subkeys(keys.uniq, total, sub_bits, -(m - 1), offsets.data());
-  if (values.size() > 0)
-    cuda::check(cudaMemsetAsync(values.data(), 0, values.bytes(), cudaStreamLegacy),
-                "cudaMemsetAsync (HDI values)");
-  conv::scatter_values(A.row_ptr().data(), A.col_idx().data(), A.values().data(), m, nnz,
-                       conv::KeyMode::Diagonal, H, sub_bits, keys.uniq, start.get(), values.data());
+  keys.subkeys(-(m - 1), offsets.data());
+  keys.scatter(A, start.get(), values.data());
   ExplicitZeros<I> zeros = device_explicit_zeros(A);
   finish();
-  return Hdi<T, I>(m, n, hack, std::move(hack_ptr), std::move(offsets),
-                                    std::move(values), std::move(zeros), Known{.nnz = nnz});
+  return Hdi<T, I>(m, n, hack, std::move(hack_ptr), std::move(offsets), std::move(values),
+                   std::move(zeros), Known{.nnz = nnz});
 }
 
 // ---- BCSR ---------------------------------------------------------------------
@@ -489,21 +516,17 @@ Bcsr<T, I> device_to_bcsr(const Csr<T, I>& A, const ConvertOptions& options) {
   const PaddedSize size = bcsr_size<T, I>(mb, nblocks, b);
 
   Scratch<std::int64_t> start(mb + 1);
-  conv::group_starts(keys.uniq, nblocks, mb, sub_bits, start.get());
+  keys.group_starts(mb, start.get());
   Array<I> block_ptr = device_array<I>(mb + 1);
   Array<I> block_col = device_array<I>(nblocks);
-  Array<T> values = device_array<T>(size.values);
+  Array<T> values = device_zeros<T>(size.values, "cudaMemsetAsync (BCSR values)");
   conv::narrow(start.get(), mb + 1, block_ptr.data());
-  conv::subkeys(keys.uniq, nblocks, sub_bits, 0, block_col.data());
-  if (values.size() > 0)
-    cuda::check(cudaMemsetAsync(values.data(), 0, values.bytes(), cudaStreamLegacy),
-                "cudaMemsetAsync (BCSR values)");
-  conv::scatter_values(A.row_ptr().data(), A.col_idx().data(), A.values().data(), m, nnz,
-                       conv::KeyMode::Block, b, sub_bits, keys.uniq, start.get(), values.data());
+  keys.subkeys(0, block_col.data());
+  keys.scatter(A, start.get(), values.data());
   ExplicitZeros<I> zeros = device_explicit_zeros(A);
   finish();
-  return Bcsr<T, I>(m, n, static_cast<int>(b), std::move(block_ptr),
-                                     std::move(block_col), std::move(values), std::move(zeros), Known{.nnz = nnz});
+  return Bcsr<T, I>(m, n, static_cast<int>(b), std::move(block_ptr), std::move(block_col),
+                    std::move(values), std::move(zeros), Known{.nnz = nnz});
 }
 
 // ---- COO ----------------------------------------------------------------------
@@ -516,9 +539,11 @@ Coo<T, I> device_to_coo(const Csr<T, I>& A) {
   Array<T> val = A.values().clone();
   finish();
   // CSR columns increase strictly within each row: (row, column) order.
-  return Coo<T, I>(A.rows(), A.cols(), std::move(rows), std::move(col),
-                                    std::move(val), Known{.nnz = 0, .sorted = true});
+  return Coo<T, I>(A.rows(), A.cols(), std::move(rows), std::move(col), std::move(val),
+                   Known{.nnz = 0, .sorted = true});
 }
+
+}  // namespace
 
 template <Value T, Index I>
 void register_cuda_conversions(Registry<T, I>& reg) {

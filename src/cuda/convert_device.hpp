@@ -1,16 +1,16 @@
-// Device-side conversions CSR → ELL, SELL, HLL, HYB, JAD, DIA, HDI, BCSR: a
-// CSR in device memory is converted without travelling to the host, and the
-// result is identical, array by array and bit by bit, to the host conversion
-// followed by .to(Space::Device) (refusals included: the same size checks, on
-// the same numbers, before anything large is allocated).
+// Device-side conversions CSR → ELL, SELL, HLL, HYB, JAD, DIA, HDI, BCSR,
+// COO: a CSR in device memory is converted without travelling to the host,
+// and the result is identical, array by array and bit by bit, to the host
+// conversion followed by .to(Space::Device) (refusals included: the same size
+// checks, on the same numbers, before anything large is allocated).
 //
 // Two layers:
-//   spx::detail::device_to_*   the conversions (src/cuda/convert_device.cpp):
-//                              size checks, allocation, assembly; called by
-//                              the host to_* functions when A lives on the
-//                              device (src/core/convert_*.cpp).
-//   spx::cuda::conv::*         the device passes they are built from
-//                              (src/cuda/convert_{scan,ellpack,diag}.cu).
+//   register_cuda_conversions  the conversions (src/cuda/convert_device.cpp):
+//                              size checks, allocation, assembly; registered
+//                              as the CUDA backend's conversions, which the
+//                              core's to_* functions call for a device CSR.
+//   spx::cuda::conv::*         the device passes they are built from, declared
+//                              here (src/cuda/convert_{scan,ellpack,diag}.cu).
 // Everything runs on the default stream; functions that return a size read it
 // with a small synchronous copy. Scratch comes from SpX's stream-ordered pool.
 // No fmt and no CUDA types here: plain C++ declarations.
@@ -18,30 +18,7 @@
 
 #include <cstdint>
 
-#include "spx/convert.hpp"
-
-namespace spx::detail {
-
-template <Value T, Index I>
-Ell<T, I> device_to_ell(const Csr<T, I>& A, const ConvertOptions& options);
-template <Value T, Index I>
-Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options);
-template <Value T, Index I>
-Hll<T, I> device_to_hll(const Csr<T, I>& A, const ConvertOptions& options);
-template <Value T, Index I>
-Hyb<T, I> device_to_hyb(const Csr<T, I>& A, const ConvertOptions& options);
-template <Value T, Index I>
-Jad<T, I> device_to_jad(const Csr<T, I>& A, const ConvertOptions& options);
-template <Value T, Index I>
-Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options);
-template <Value T, Index I>
-Hdi<T, I> device_to_hdi(const Csr<T, I>& A, const ConvertOptions& options);
-template <Value T, Index I>
-Bcsr<T, I> device_to_bcsr(const Csr<T, I>& A, const ConvertOptions& options);
-template <Value T, Index I>
-Coo<T, I> device_to_coo(const Csr<T, I>& A);
-
-}  // namespace spx::detail
+#include "spx/core/types.hpp"
 
 namespace spx::cuda::conv {
 

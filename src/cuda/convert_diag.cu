@@ -7,9 +7,9 @@
 // keys. The explicit zeros are the entries whose value compares equal to 0,
 // in CSR order (= (row, column) order), as on the host.
 //
-// Entries are visited in tiles: a block takes kTile consecutive entries, finds
-// the rows of its first and last entry in row_ptr, and each thread searches
-// its entry's row between the two.
+// Entries are visited in tiles (convert_passes.cuh): a block takes kTile
+// consecutive entries, finds the rows of its first and last entry in
+// row_ptr, and each thread searches its entry's row between the two.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -17,58 +17,10 @@
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "cuda/convert_device.hpp"
-#include "cuda/launch.hpp"
+#include "cuda/convert_passes.cuh"
 
 namespace spx::cuda::conv {
 namespace {
-
-constexpr int kBlock = 256;
-constexpr int kItems = 4;
-constexpr std::int64_t kTile = std::int64_t{kBlock} * kItems;
-constexpr cudaStream_t kStream = 0;
-
-/// The largest s in [lo, hi] with a[s] <= pos (a non-decreasing, a[lo] <= pos).
-template <class A>
-__device__ __forceinline__ std::int64_t last_le(const A* a, std::int64_t lo, std::int64_t hi,
-                                                std::int64_t pos) {
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (static_cast<std::int64_t>(a[mid]) <= pos) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
-}
-
-/// The first index in [lo, hi) with keys[i] >= v, or hi.
-__device__ __forceinline__ std::int64_t lower_bound_u64(const std::uint64_t* keys, std::int64_t lo,
-                                                        std::int64_t hi, std::uint64_t v) {
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (keys[mid] < v) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
-/// Rows of the block's first and last entry (shared by the block).
-template <class I>
-__device__ __forceinline__ void tile_rows(const I* ptr, std::int64_t rows, std::int64_t nnz,
-                                          std::int64_t& lo, std::int64_t& hi) {
-  __shared__ std::int64_t s_lo, s_hi;
-  const std::int64_t t0 = blockIdx.x * kTile;
-  const std::int64_t t1 = min(nnz, t0 + kTile) - 1;
-  if (threadIdx.x == 0) s_lo = last_le(ptr, 0, rows - 1, t0);
-  if (threadIdx.x == 32) s_hi = last_le(ptr, 0, rows - 1, t1);
-  __syncthreads();
-  lo = s_lo;
-  hi = s_hi;
-}
 
 struct EntryKey {
   KeyMode mode;
@@ -90,15 +42,10 @@ template <class I>
 __global__ void __launch_bounds__(kBlock)
     entry_keys_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t nnz,
                       EntryKey ek, std::uint64_t* __restrict__ keys) {
-  std::int64_t lo, hi;
-  tile_rows(ptr, ek.rows, nnz, lo, hi);
-  const std::int64_t t0 = blockIdx.x * kTile;
-  for (int it = 0; it < kItems; ++it) {
-    const std::int64_t k = t0 + it * kBlock + threadIdx.x;
-    if (k >= nnz) break;
+  for_each_in_tile(ptr, ek.rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
     const std::int64_t i = last_le(ptr, lo, hi, k);
     keys[k] = ek.key(i, col[k]);
-  }
+  });
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -143,12 +90,7 @@ __global__ void __launch_bounds__(kBlock)
                           const T* __restrict__ val, std::int64_t nnz, EntryKey ek,
                           const std::uint64_t* __restrict__ uniq,
                           const std::int64_t* __restrict__ start, T* __restrict__ out) {
-  std::int64_t lo, hi;
-  tile_rows(ptr, ek.rows, nnz, lo, hi);
-  const std::int64_t t0 = blockIdx.x * kTile;
-  for (int it = 0; it < kItems; ++it) {
-    const std::int64_t k = t0 + it * kBlock + threadIdx.x;
-    if (k >= nnz) break;
+  for_each_in_tile(ptr, ek.rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
     const std::int64_t i = last_le(ptr, lo, hi, k);
     const std::int64_t j = col[k];
     const std::int64_t g = i / ek.H, r = i - g * ek.H;
@@ -162,7 +104,7 @@ __global__ void __launch_bounds__(kBlock)
       p = (gb + d) * ek.H * ek.H + (j % ek.H) * ek.H + r;
     }
     out[p] = val[k];
-  }
+  });
 }
 
 template <class T>
@@ -179,24 +121,12 @@ __global__ void __launch_bounds__(kBlock)
     scatter_zeros_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t rows,
                          std::int64_t nnz, const std::int64_t* __restrict__ pos,
                          I* __restrict__ out_row, I* __restrict__ out_col) {
-  std::int64_t lo, hi;
-  tile_rows(ptr, rows, nnz, lo, hi);
-  const std::int64_t t0 = blockIdx.x * kTile;
-  for (int it = 0; it < kItems; ++it) {
-    const std::int64_t k = t0 + it * kBlock + threadIdx.x;
-    if (k >= nnz) break;
+  for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
     const std::int64_t p = pos[k];
-    if (pos[k + 1] == p) continue;
+    if (pos[k + 1] == p) return;
     out_row[p] = static_cast<I>(last_le(ptr, lo, hi, k));
     out_col[p] = col[k];
-  }
-}
-
-unsigned blocks_for(std::int64_t threads, const char* what) {
-  return grid_size(threads, kBlock, what);
-}
-unsigned tiles_for(std::int64_t entries, const char* what) {
-  return grid_size((entries + kItems - 1) / kItems, kBlock, what);
+  });
 }
 
 }  // namespace

@@ -18,28 +18,11 @@
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "cuda/convert_device.hpp"
-#include "cuda/launch.hpp"
+#include "cuda/convert_passes.cuh"
+#include "cuda/primitives.cuh"
 
 namespace spx::cuda::conv {
 namespace {
-
-constexpr int kBlock = 256;
-constexpr cudaStream_t kStream = 0;
-
-/// The largest s in [lo, hi] with a[s] <= pos (a non-decreasing, a[lo] <= pos).
-template <class A>
-__device__ __forceinline__ std::int64_t last_le(const A* a, std::int64_t lo, std::int64_t hi,
-                                                std::int64_t pos) {
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (static_cast<std::int64_t>(a[mid]) <= pos) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
-}
 
 template <class I>
 __device__ __forceinline__ std::int64_t row_of_slot(const I* order, std::int64_t s) {
@@ -60,11 +43,10 @@ __global__ void __launch_bounds__(kBlock)
     g = s / C;
   }
   // When the warp's slots all lie in one group, one atomic for the warp.
-  const std::int64_t g0 = __shfl_sync(0xffffffffu, g, 0);
-  const bool uniform = __all_sync(0xffffffffu, g == g0);
+  const std::int64_t g0 = __shfl_sync(kFullMask, g, 0);
+  const bool uniform = __all_sync(kFullMask, g == g0);
   if (uniform) {
-    for (int d = 16; d > 0; d >>= 1)
-      len = max(len, static_cast<std::int64_t>(__shfl_xor_sync(0xffffffffu, len, d)));
+    len = warp_max(len);
     if (lane == 0 && active && len > 0)
       atomicMax(reinterpret_cast<unsigned long long*>(width + g0),
                 static_cast<unsigned long long>(len));
@@ -168,73 +150,28 @@ __global__ void __launch_bounds__(kBlock)
       r == rows ? 0 : max(std::int64_t{0}, static_cast<std::int64_t>(ptr[r + 1]) - ptr[r] - K);
 }
 
-/// Positions [0, n) of an output cut into segments: segment r (of `segs`)
-/// starts at begin[r] (begin[segs] = n). Each block takes a tile of kTile
-/// positions, finds the segments of its first and last one, and each thread
-/// finds its position's segment between them.
-constexpr int kItems = 4;
-constexpr std::int64_t kTile = std::int64_t{kBlock} * kItems;
-
-template <class B>
-__device__ __forceinline__ void tile_segments(const B* begin, std::int64_t segs, std::int64_t n,
-                                              std::int64_t& lo, std::int64_t& hi) {
-  __shared__ std::int64_t s_lo, s_hi;
-  const std::int64_t t0 = blockIdx.x * kTile;
-  const std::int64_t t1 = min(n, t0 + kTile) - 1;
-  if (threadIdx.x == 0) s_lo = last_le(begin, 0, segs - 1, t0);
-  if (threadIdx.x == 32) s_hi = last_le(begin, 0, segs - 1, t1);
-  __syncthreads();
-  lo = s_lo;
-  hi = s_hi;
-}
-
 template <class T, class I>
 __global__ void __launch_bounds__(kBlock)
     hyb_coo_kernel(const I* __restrict__ ptr, const I* __restrict__ col, const T* __restrict__ val,
                    std::int64_t rows, std::int64_t K, const std::int64_t* __restrict__ coo_begin,
                    std::int64_t coo_nnz, I* __restrict__ out_row, I* __restrict__ out_col,
                    T* __restrict__ out_val) {
-  std::int64_t lo, hi;
-  tile_segments(coo_begin, rows, coo_nnz, lo, hi);
-  const std::int64_t t0 = blockIdx.x * kTile;
-  for (int it = 0; it < kItems; ++it) {
-    const std::int64_t d = t0 + it * kBlock + threadIdx.x;
-    if (d >= coo_nnz) break;
+  for_each_in_tile(coo_begin, rows, coo_nnz, [&](std::int64_t d, std::int64_t lo, std::int64_t hi) {
     const std::int64_t r = last_le(coo_begin, lo, hi, d);
     const std::int64_t k = static_cast<std::int64_t>(ptr[r]) + K + (d - coo_begin[r]);
     out_row[d] = static_cast<I>(r);
     out_col[d] = col[k];
     out_val[d] = val[k];
-  }
+  });
 }
 
 template <class I>
 __global__ void __launch_bounds__(kBlock)
     expand_rows_kernel(const I* __restrict__ ptr, std::int64_t rows, std::int64_t nnz,
                        I* __restrict__ out) {
-  std::int64_t lo, hi;
-  tile_segments(ptr, rows, nnz, lo, hi);
-  const std::int64_t t0 = blockIdx.x * kTile;
-  for (int it = 0; it < kItems; ++it) {
-    const std::int64_t k = t0 + it * kBlock + threadIdx.x;
-    if (k >= nnz) break;
+  for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
     out[k] = static_cast<I>(last_le(ptr, lo, hi, k));
-  }
-}
-
-/// The first index in [0, n) with keys[i] >= v, or n.
-__device__ __forceinline__ std::int64_t lower_bound_u64(const std::uint64_t* keys, std::int64_t n,
-                                                        std::uint64_t v) {
-  std::int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (keys[mid] < v) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  });
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -244,7 +181,7 @@ __global__ void __launch_bounds__(kBlock)
   if (d > longest) return;
   // keys = longest − length, ascending: rows longer than d have key < longest − d.
   count[d] =
-      d == longest ? 0 : lower_bound_u64(keys, rows, static_cast<std::uint64_t>(longest - d));
+      d == longest ? 0 : lower_bound_u64(keys, 0, rows, static_cast<std::uint64_t>(longest - d));
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -260,10 +197,6 @@ __global__ void __launch_bounds__(kBlock)
   const std::int64_t w = longest - static_cast<std::int64_t>(keys[g * kSlotBlock]);
   width[g] = w;
   units[g] = group_units(min(kSlotBlock, rows - g * kSlotBlock), w);
-}
-
-unsigned blocks_for(std::int64_t threads, const char* what) {
-  return grid_size(threads, kBlock, what);
 }
 
 }  // namespace
@@ -315,18 +248,15 @@ void hyb_coo(const I* ptr, const I* col, const T* val, std::int64_t rows, std::i
              const std::int64_t* coo_begin, std::int64_t coo_nnz, I* out_row, I* out_col,
              T* out_val) {
   if (coo_nnz <= 0) return;
-  hyb_coo_kernel<T, I>
-      <<<blocks_for((coo_nnz + kItems - 1) / kItems, "hyb_coo"), kBlock, 0, kStream>>>(
-          ptr, col, val, rows, K, coo_begin, coo_nnz, out_row, out_col, out_val);
+  hyb_coo_kernel<T, I><<<tiles_for(coo_nnz, "hyb_coo"), kBlock, 0, kStream>>>(
+      ptr, col, val, rows, K, coo_begin, coo_nnz, out_row, out_col, out_val);
   check_launch("hyb_coo");
 }
 
 template <Index I>
 void expand_rows(const I* ptr, std::int64_t rows, std::int64_t nnz, I* out) {
   if (nnz <= 0) return;
-  expand_rows_kernel<I>
-      <<<blocks_for((nnz + kItems - 1) / kItems, "expand_rows"), kBlock, 0, kStream>>>(ptr, rows,
-                                                                                       nnz, out);
+  expand_rows_kernel<I><<<tiles_for(nnz, "expand_rows"), kBlock, 0, kStream>>>(ptr, rows, nnz, out);
   check_launch("expand_rows");
 }
 

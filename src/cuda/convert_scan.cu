@@ -11,13 +11,11 @@
 
 #include "cuda/check.hpp"
 #include "cuda/convert_device.hpp"
-#include "cuda/launch.hpp"
+#include "cuda/convert_passes.cuh"
+#include "cuda/primitives.cuh"
 
 namespace spx::cuda::conv {
 namespace {
-
-constexpr int kBlock = 256;
-constexpr cudaStream_t kStream = 0;  // the default stream
 
 struct SaturatingAdd {
   __device__ __forceinline__ std::int64_t operator()(std::int64_t a, std::int64_t b) const {
@@ -25,16 +23,6 @@ struct SaturatingAdd {
     return a > LLONG_MAX - b ? LLONG_MAX : a + b;
   }
 };
-
-/// Runs a CUB algorithm twice: once for its temporary storage size, then
-/// with that storage from the stream-ordered pool.
-template <class F>
-void with_temp(const char* what, F&& f) {
-  std::size_t bytes = 0;
-  check(f(nullptr, bytes), what);
-  StreamScratch temp(bytes > 0 ? bytes : 1, kStream);
-  check(f(temp.as<void>(), bytes), what);
-}
 
 template <class I>
 __global__ void __launch_bounds__(kBlock)
@@ -44,8 +32,7 @@ __global__ void __launch_bounds__(kBlock)
   for (std::int64_t r = blockIdx.x * std::int64_t{kBlock} + threadIdx.x; r < rows;
        r += std::int64_t{gridDim.x} * kBlock)
     best = max(best, static_cast<std::int64_t>(ptr[r + 1]) - static_cast<std::int64_t>(ptr[r]));
-  for (int d = 16; d > 0; d >>= 1)
-    best = max(best, static_cast<std::int64_t>(__shfl_xor_sync(0xffffffffu, best, d)));
+  best = warp_max(best);
   if ((threadIdx.x & 31) == 0 && best > 0) atomicMax(out, static_cast<unsigned long long>(best));
 }
 
@@ -82,14 +69,14 @@ __global__ void __launch_bounds__(kBlock)
 
 void exclusive_sum(std::int64_t* data, std::int64_t n) {
   if (n <= 0) return;
-  with_temp("cub::DeviceScan::ExclusiveSum", [&](void* temp, std::size_t& bytes) {
+  with_cub_temp("cub::DeviceScan::ExclusiveSum", kStream, [&](void* temp, std::size_t& bytes) {
     return cub::DeviceScan::ExclusiveSum(temp, bytes, data, data, n, kStream);
   });
 }
 
 void exclusive_sum_saturating(std::int64_t* data, std::int64_t n) {
   if (n <= 0) return;
-  with_temp("cub::DeviceScan::ExclusiveScan", [&](void* temp, std::size_t& bytes) {
+  with_cub_temp("cub::DeviceScan::ExclusiveScan", kStream, [&](void* temp, std::size_t& bytes) {
     return cub::DeviceScan::ExclusiveScan(temp, bytes, data, data, SaturatingAdd{}, std::int64_t{0},
                                           n, kStream);
   });
@@ -98,7 +85,7 @@ void exclusive_sum_saturating(std::int64_t* data, std::int64_t n) {
 std::uint64_t* sort_keys(std::uint64_t* keys, std::uint64_t* alt, std::int64_t n, int end_bit) {
   if (n <= 1 || end_bit <= 0) return keys;
   cub::DoubleBuffer<std::uint64_t> k(keys, alt);
-  with_temp("cub::DeviceRadixSort::SortKeys", [&](void* temp, std::size_t& bytes) {
+  with_cub_temp("cub::DeviceRadixSort::SortKeys", kStream, [&](void* temp, std::size_t& bytes) {
     return cub::DeviceRadixSort::SortKeys(temp, bytes, k, n, 0, end_bit, kStream);
   });
   return k.Current();
@@ -113,7 +100,7 @@ I* sort_pairs(std::uint64_t* keys, std::uint64_t* keys_alt, I* vals, I* vals_alt
   }
   cub::DoubleBuffer<std::uint64_t> k(keys, keys_alt);
   cub::DoubleBuffer<I> v(vals, vals_alt);
-  with_temp("cub::DeviceRadixSort::SortPairs", [&](void* temp, std::size_t& bytes) {
+  with_cub_temp("cub::DeviceRadixSort::SortPairs", kStream, [&](void* temp, std::size_t& bytes) {
     return cub::DeviceRadixSort::SortPairs(temp, bytes, k, v, n, 0, end_bit, kStream);
   });
   *sorted_keys = k.Current();

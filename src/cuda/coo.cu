@@ -9,18 +9,15 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "cuda/register.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/primitives.cuh"
+#include "cuda/register.hpp"
 
 namespace spx::cuda {
 namespace {
-
-constexpr int kBlock = 256;
-constexpr int kWarpsPerBlock = kBlock / kWarpSize;
 
 template <class T, class I>
 __global__ void __launch_bounds__(kBlock)
@@ -77,12 +74,8 @@ void spmv_coo_segmented(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y,
   if (beta != T{1}) detail::cuda_scale(beta, y, A.rows(), ctx);
 
   // One wave of warps with equal nonzeros each (a multiple of 32).
-  int blocks_per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, coo_segmented_kernel<T, I>,
-                                                      kBlock, 0),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor(coo_segmented_kernel)");
-  const std::int64_t resident =
-      std::int64_t{std::max(blocks_per_sm, 1)} * kWarpsPerBlock * sm_count();
+  const std::int64_t resident = resident_warps(
+      reinterpret_cast<const void*>(coo_segmented_kernel<T, I>), kBlock, "coo_segmented_kernel");
   const std::int64_t nnz = A.nnz();
   const std::int64_t per_warp = std::max<std::int64_t>((nnz + resident - 1) / resident, 1);
   const std::int64_t chunk = (per_warp + kWarpSize - 1) / kWarpSize * kWarpSize;

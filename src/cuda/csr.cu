@@ -25,7 +25,6 @@
 namespace spx::cuda {
 namespace {
 
-constexpr int kBlock = 256;  ///< threads per block, every kernel
 constexpr int kWarpsPerBlock = kBlock / kWarpSize;
 constexpr int kMergeItems = 7;              ///< merge-path items per thread
 constexpr int kMergeItemsLocal = 11;        ///< the same, for rows with local columns
@@ -264,12 +263,8 @@ __global__ void __launch_bounds__(kBlock)
 template <class T, class I>
 const BalancedPlan<I>& balanced_plan(const Csr<T, I>& A, cudaStream_t stream) {
   // One wave: as many warps as can be resident at once, equal nonzeros each.
-  int blocks_per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, csr_balanced_kernel<T, I>,
-                                                      kBlock, 0),
-        "cudaOccupancyMaxActiveBlocksPerMultiprocessor(csr_balanced_kernel)");
-  const std::int64_t resident =
-      std::int64_t{std::max(blocks_per_sm, 1)} * kWarpsPerBlock * sm_count();
+  const std::int64_t resident = resident_warps(
+      reinterpret_cast<const void*>(csr_balanced_kernel<T, I>), kBlock, "csr_balanced_kernel");
   const std::int64_t nnz = A.nnz();
   const std::int64_t chunk =
       ceil_div(std::max<std::int64_t>(ceil_div(nnz, resident), 1), kWarpSize) * kWarpSize;
@@ -509,20 +504,8 @@ template <Value T, Index I>
 void spmv_csr_adaptive(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y,
                        const ExecContext& ctx) {
   const double mean = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
-  switch (adaptive_width(mean)) {
-    case 1:
-      return launch_rows<1>(alpha, A, x, beta, y, ctx.stream);
-    case 2:
-      return launch_rows<2>(alpha, A, x, beta, y, ctx.stream);
-    case 4:
-      return launch_rows<4>(alpha, A, x, beta, y, ctx.stream);
-    case 8:
-      return launch_rows<8>(alpha, A, x, beta, y, ctx.stream);
-    case 16:
-      return launch_rows<16>(alpha, A, x, beta, y, ctx.stream);
-    default:
-      return launch_rows<32>(alpha, A, x, beta, y, ctx.stream);
-  }
+  with_constant<32, 1, 2, 4, 8, 16>(
+      adaptive_width(mean), [&]<int V>() { launch_rows<V>(alpha, A, x, beta, y, ctx.stream); });
 }
 
 template <Value T, Index I>

@@ -28,14 +28,6 @@ namespace spx::cuda {
 
 namespace {
 
-template <int V, Value T, Index I>
-void launch_ell(const char* name, T alpha, const Ell<T, I>& A, const T* x, T beta, T* y,
-                cudaStream_t stream) {
-  ellpack::launch_rows<V>(name, A.rows(), static_cast<std::int64_t>(A.values().size()),
-                          ellpack::EllLayout{A.rows()}, A.row_len().data(), A.col_idx().data(),
-                          A.values().data(), x, alpha, beta, y, stream);
-}
-
 /// Threads the current GPU holds resident at once.
 std::int64_t resident_threads() {
   int device = 0, per_sm = 0;
@@ -47,16 +39,11 @@ std::int64_t resident_threads() {
 
 }  // namespace
 
-template <Value T, Index I>
-void spmv_ell_thread(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y,
-                     const ExecContext& ctx) {
-  launch_ell<1>("ell_rows_kernel<1>", alpha, A, x, beta, y, ctx.stream);
-}
-
-template <Value T, Index I>
-void spmv_ell_two_threads(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y,
-                          const ExecContext& ctx) {
-  launch_ell<2>("ell_rows_kernel<2>", alpha, A, x, beta, y, ctx.stream);
+template <int V, Value T, Index I>
+void spmv_ell_rows(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
+  static_assert(V == 1 || V == 2);
+  ellpack::launch_rows<V>(V == 1 ? "ell_rows_kernel<1>" : "ell_rows_kernel<2>", A,
+                          ellpack::EllLayout{A.rows()}, x, alpha, beta, y, ctx.stream);
 }
 
 Algorithm choose_ellpack_threads(std::int64_t rows, std::int64_t nnz) {
@@ -67,15 +54,9 @@ Algorithm choose_ellpack_threads(std::int64_t rows, std::int64_t nnz) {
   return Algorithm::ThreadPerRow;
 }
 
-template <Value T, Index I>
-Algorithm choose_ell(const Ell<T, I>& A) {
-  return choose_ellpack_threads(A.rows(), A.nnz());
-}
-
-#define SPX_INST(T, I)                                                                          \
-  template void spmv_ell_thread(T, const Ell<T, I>&, const T*, T, T*, const ExecContext&);      \
-  template void spmv_ell_two_threads(T, const Ell<T, I>&, const T*, T, T*, const ExecContext&); \
-  template Algorithm choose_ell(const Ell<T, I>&);
+#define SPX_INST(T, I)                                                                      \
+  template void spmv_ell_rows<1>(T, const Ell<T, I>&, const T*, T, T*, const ExecContext&); \
+  template void spmv_ell_rows<2>(T, const Ell<T, I>&, const T*, T, T*, const ExecContext&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 

@@ -1,7 +1,7 @@
 // Launchers of the CUDA SpMV kernels for the ELLPACK family and its
 // relatives: ELL, SELL-C-σ / SELL-P, HLL, JAD and HYB (src/cuda/ell.cu,
-// sell.cu, hll.cu, jad.cu, hyb.cu), their Auto rules, and the registration
-// entry point (src/cuda/register_ellpack.cu). Same contract as kernels.hpp: a
+// sell.cu, hll.cu, jad.cu, hyb.cu) and their Auto rules, registered in
+// src/cuda/register_ellpack.cu. Same contract as kernels.hpp: a
 // launcher sees a device matrix with rows > 0, nnz > 0 and alpha != 0,
 // enqueues its kernels on ctx.stream without synchronizing, and never reads y
 // when beta == 0. No fmt here: .cu files include this header.
@@ -16,15 +16,13 @@ namespace spx::cuda {
 
 // ---- ELL (ell.cu) -------------------------------------------------------------
 
-/// One thread per row, reading the column-major arrays (coalesced across the
-/// warp's consecutive rows) up to the row's length: padding is never read.
-template <Value T, Index I>
-void spmv_ell_thread(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
-/// Two threads per row, each taking alternate entries of the row; the two
-/// partial sums are added in a fixed order (deterministic).
-template <Value T, Index I>
-void spmv_ell_two_threads(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y,
-                          const ExecContext&);
+/// V = 1 (ThreadPerRow) or 2 (TwoThreadsPerRow) threads per row, reading
+/// the column-major arrays (coalesced across the warp's consecutive rows) up
+/// to the row's length: padding is never read. With two threads each takes
+/// alternate entries of the row; the partial sums are added in a fixed order
+/// (deterministic).
+template <int V, Value T, Index I>
+void spmv_ell_rows(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
 /// The Auto rule shared by ELL, HLL and HYB's ELL part: TwoThreadsPerRow when
 /// rows are long (mean > 24 entries) or when the matrix has fewer rows than
@@ -32,8 +30,11 @@ void spmv_ell_two_threads(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y,
 /// ThreadPerRow (documented in ell.cu and docs/architecture.md).
 Algorithm choose_ellpack_threads(std::int64_t rows, std::int64_t nnz);
 
-template <Value T, Index I>
-Algorithm choose_ell(const Ell<T, I>& A);
+/// choose_ellpack_threads for an ELL or HLL matrix.
+template <class M>
+Algorithm choose_ellpack(const M& A) {
+  return choose_ellpack_threads(A.rows(), A.nnz());
+}
 
 // ---- SELL-C-σ / SELL-P (sell.cu) ----------------------------------------------
 
@@ -62,14 +63,10 @@ void sell_cusparse_columns(const Sell<T, I>& A, I* out, CUstream_st* stream);
 
 // ---- HLL (hll.cu) ---------------------------------------------------------------
 
-template <Value T, Index I>
-void spmv_hll_thread(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
-template <Value T, Index I>
-void spmv_hll_two_threads(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y,
-                          const ExecContext&);
-/// Auto for HLL: choose_ellpack_threads on the mean row length.
-template <Value T, Index I>
-Algorithm choose_hll(const Hll<T, I>& A);
+/// As spmv_ell_rows, V = 1 or 2 threads per row, with the hacks' layout.
+/// Auto: choose_ellpack on the mean row length.
+template <int V, Value T, Index I>
+void spmv_hll_rows(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
 // ---- JAD (jad.cu) ---------------------------------------------------------------
 
@@ -87,12 +84,3 @@ template <Value T, Index I>
 void spmv_hyb(T alpha, const Hyb<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
 }  // namespace spx::cuda
-
-namespace spx::detail {
-
-/// Registers the ELL, SELL, HLL, JAD and HYB kernels, their Auto rules, and
-/// the cuSPARSE SELL baseline (src/cuda/register_ellpack.cu).
-template <Value T, Index I>
-void register_cuda_ellpack_kernels(Registry<T, I>& registry);
-
-}  // namespace spx::detail

@@ -30,8 +30,6 @@
 
 namespace spx::cuda::ellpack {
 
-inline constexpr int kBlock = 256;
-
 /// Where a stored row's entries lie: entry j at base + j*stride.
 struct Slot {
   std::int64_t base;
@@ -149,15 +147,8 @@ __global__ void __launch_bounds__(kBlock)
       // Whole rounds of four entries, then the tail one by one.
       Off j = sub;
       for (; j + 3 * V < n; j += 4 * V) {
-        const Off o0 = j * stride, o1 = (j + V) * stride;
-        const Off o2 = (j + 2 * V) * stride, o3 = (j + 3 * V) * stride;
-        const I c0 = c[o0], c1 = c[o1], c2 = c[o2], c3 = c[o3];
-        const T v0 = v[o0], v1 = v[o1], v2 = v[o2], v3 = v[o3];
-        const T x0 = __ldg(x + c0), x1 = __ldg(x + c1), x2 = __ldg(x + c2), x3 = __ldg(x + c3);
-        sum += v0 * x0;
-        sum += v1 * x1;
-        sum += v2 * x2;
-        sum += v3 * x3;
+        add_four(sum, c, v, x, j * stride, (j + V) * stride, (j + 2 * V) * stride,
+                 (j + 3 * V) * stride);
       }
       for (; j < n; j += V) {
         const Off o = j * stride;
@@ -183,15 +174,19 @@ __global__ void __launch_bounds__(kBlock)
   if (i < rows && sub == 0) store_axpby(y, layout.out(i), alpha, sum, beta);
 }
 
-/// Enqueues rows_kernel<V> over `rows` stored rows on `stream`, checked;
-/// `stored`: the entries of col and val (padding included), which picks the
+/// Enqueues rows_kernel<V> over the stored rows of A (ELL, SELL or HLL: its
+/// rows(), row_len(), col_idx() and values()) with `layout` on `stream`,
+/// checked; the entries of col_idx and values (padding included) pick the
 /// offset type.
-template <int V, class T, class I, class Layout>
-void launch_rows(const char* name, std::int64_t rows, std::int64_t stored, Layout layout,
-                 const I* row_len, const I* col, const T* val, const T* x, T alpha, T beta, T* y,
+template <int V, class M, class Layout, class T>
+void launch_rows(const char* name, const M& A, Layout layout, const T* x, T alpha, T beta, T* y,
                  cudaStream_t stream) {
+  const std::int64_t rows = A.rows();
+  const auto* row_len = A.row_len().data();
+  const auto* col = A.col_idx().data();
+  const T* val = A.values().data();
   const unsigned grid = grid_size(rows * V, kBlock, name);
-  if (stored <= 0x7fffffff) {
+  if (static_cast<std::int64_t>(A.values().size()) <= 0x7fffffff) {
     rows_kernel<V, std::int32_t>
         <<<grid, kBlock, 0, stream>>>(rows, layout, row_len, col, val, x, alpha, beta, y);
   } else {

@@ -15,41 +15,18 @@
 
 namespace spx::cuda {
 
-namespace {
-
 template <int V, Value T, Index I>
-void launch_hll(const char* name, T alpha, const Hll<T, I>& A, const T* x, T beta, T* y,
-                cudaStream_t stream) {
+void spmv_hll_rows(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
+  static_assert(V == 1 || V == 2);
   const ellpack::HllLayout<I> layout{A.hack_ptr().data(), ellpack::RowDivisor(A.hack_size()),
                                      A.rows()};
-  ellpack::launch_rows<V>(name, A.rows(), static_cast<std::int64_t>(A.values().size()), layout,
-                          A.row_len().data(), A.col_idx().data(), A.values().data(), x, alpha, beta,
-                          y, stream);
+  ellpack::launch_rows<V>(V == 1 ? "hll_rows_kernel<1>" : "hll_rows_kernel<2>", A, layout, x, alpha,
+                          beta, y, ctx.stream);
 }
 
-}  // namespace
-
-template <Value T, Index I>
-void spmv_hll_thread(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y,
-                     const ExecContext& ctx) {
-  launch_hll<1>("hll_rows_kernel<1>", alpha, A, x, beta, y, ctx.stream);
-}
-
-template <Value T, Index I>
-void spmv_hll_two_threads(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y,
-                          const ExecContext& ctx) {
-  launch_hll<2>("hll_rows_kernel<2>", alpha, A, x, beta, y, ctx.stream);
-}
-
-template <Value T, Index I>
-Algorithm choose_hll(const Hll<T, I>& A) {
-  return choose_ellpack_threads(A.rows(), A.nnz());
-}
-
-#define SPX_INST(T, I)                                                                          \
-  template void spmv_hll_thread(T, const Hll<T, I>&, const T*, T, T*, const ExecContext&);      \
-  template void spmv_hll_two_threads(T, const Hll<T, I>&, const T*, T, T*, const ExecContext&); \
-  template Algorithm choose_hll(const Hll<T, I>&);
+#define SPX_INST(T, I)                                                                      \
+  template void spmv_hll_rows<1>(T, const Hll<T, I>&, const T*, T, T*, const ExecContext&); \
+  template void spmv_hll_rows<2>(T, const Hll<T, I>&, const T*, T, T*, const ExecContext&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 

@@ -18,10 +18,10 @@ namespace spx::cuda {
 template <Value T, Index I>
 void spmv_hyb(T alpha, const Hyb<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
   const Ell<T, I>& ell = A.ell();
-  if (choose_ellpack_threads(ell.rows(), ell.nnz()) == Algorithm::TwoThreadsPerRow) {
-    spmv_ell_two_threads(alpha, ell, x, beta, y, ctx);
+  if (choose_ellpack(ell) == Algorithm::TwoThreadsPerRow) {
+    spmv_ell_rows<2>(alpha, ell, x, beta, y, ctx);
   } else {
-    spmv_ell_thread(alpha, ell, x, beta, y, ctx);
+    spmv_ell_rows<1>(alpha, ell, x, beta, y, ctx);
   }
   if (A.coo().nnz() > 0) spmv_coo_segmented(alpha, A.coo(), x, T{1}, y, ctx);
 }

@@ -20,8 +20,6 @@ namespace spx::cuda {
 
 namespace {
 
-constexpr int kBlock = 256;
-
 template <class T, class I>
 __global__ void __launch_bounds__(kBlock)
     jad_kernel(std::int64_t rows, std::int64_t diagonals, const I* __restrict__ perm,
@@ -47,13 +45,7 @@ __global__ void __launch_bounds__(kBlock)
   for (; d + 3 < n; d += 4) {
     const std::int64_t k0 = __ldg(jd_ptr + d) + i, k1 = __ldg(jd_ptr + d + 1) + i;
     const std::int64_t k2 = __ldg(jd_ptr + d + 2) + i, k3 = __ldg(jd_ptr + d + 3) + i;
-    const I c0 = col[k0], c1 = col[k1], c2 = col[k2], c3 = col[k3];
-    const T v0 = val[k0], v1 = val[k1], v2 = val[k2], v3 = val[k3];
-    const T x0 = __ldg(x + c0), x1 = __ldg(x + c1), x2 = __ldg(x + c2), x3 = __ldg(x + c3);
-    sum += v0 * x0;
-    sum += v1 * x1;
-    sum += v2 * x2;
-    sum += v3 * x3;
+    add_four(sum, col, val, x, k0, k1, k2, k3);
   }
   for (; d < n; ++d) {
     const std::int64_t k = __ldg(jd_ptr + d) + i;

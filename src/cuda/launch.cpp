@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <mutex>
@@ -53,12 +54,25 @@ int sm_count() {
   return count;
 }
 
+std::int64_t resident_warps(const void* kernel, int block, std::string_view name) {
+  int blocks_per_sm = 0;
+  const cudaError_t err =
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, 0);
+  if (err != cudaSuccess)
+    check(err, fmt::format("cudaOccupancyMaxActiveBlocksPerMultiprocessor({})", name));
+  return std::int64_t{std::max(blocks_per_sm, 1)} * (block / 32) * sm_count();
+}
+
 unsigned grid_size(std::int64_t threads, int block, std::string_view kernel) {
   const std::int64_t blocks = (threads + block - 1) / block;
   if (blocks > std::numeric_limits<std::int32_t>::max())
     throw Unsupported(fmt::format("{}: {} threads need {} blocks of {}, more than a grid holds",
                                   kernel, threads, blocks, block));
   return static_cast<unsigned>(blocks < 1 ? 1 : blocks);
+}
+
+unsigned stride_grid(std::int64_t items) {
+  return static_cast<unsigned>(std::min<std::int64_t>((items + kBlock - 1) / kBlock, 65535));
 }
 
 StreamScratch::StreamScratch(std::size_t bytes, cudaStream_t stream) : stream_(stream) {

@@ -1,5 +1,6 @@
-// Host-side helpers for launching kernels: device properties, grid sizes, and
-// per-call scratch memory ordered on the call's stream. No fmt here (included
+// Host-side helpers for launching kernels: the block size, device
+// properties, grid sizes, per-call scratch memory ordered on the call's
+// stream, and the temporary storage of CUB algorithms. No fmt here (included
 // by .cu files).
 #pragma once
 
@@ -9,14 +10,39 @@
 #include <cstdint>
 #include <string_view>
 
+#include "cuda/check.hpp"
+
 namespace spx::cuda {
+
+/// Threads per block of the SpMV kernels, the conversion passes and the small
+/// helper kernels (the SpMM kernels use their own, spmm_tile.cuh).
+inline constexpr int kBlock = 256;
 
 /// Streaming multiprocessors of the current device.
 int sm_count();
 
+/// Warps of `kernel` (a __global__ function, launched in blocks of `block`
+/// threads without dynamic shared memory) that the GPU holds at once: its
+/// occupancy × the SMs, at least one block per SM. `name` names the kernel
+/// in an error.
+std::int64_t resident_warps(const void* kernel, int block, std::string_view name);
+
 /// Blocks of `block` threads needed for `threads` threads; throws
 /// Unsupported naming `kernel` when the grid would exceed 2^31 - 1 blocks.
 unsigned grid_size(std::int64_t threads, int block, std::string_view kernel);
+
+/// Calls f.template operator()<V>() with V the first of Vs equal to v, or
+/// with V = Fallback when none is: how a launcher turns a runtime size (lanes
+/// per row, block size, ...) into one of the sizes compiled for.
+template <int Fallback, int... Vs, class F>
+void with_constant(int v, F&& f) {
+  const bool found = ((v == Vs ? (f.template operator()<Vs>(), true) : false) || ...);
+  if (!found) f.template operator()<Fallback>();
+}
+
+/// Blocks of kBlock threads for a grid-stride loop over `items`: one item per
+/// thread, at most 65535 blocks.
+unsigned stride_grid(std::int64_t items);
 
 /// Device memory for one call, allocated and freed in stream order
 /// (cudaMallocFromPoolAsync / cudaFreeAsync on the call's stream) from a
@@ -40,5 +66,17 @@ class StreamScratch {
   void* data_ = nullptr;
   cudaStream_t stream_ = nullptr;
 };
+
+/// Runs a CUB device algorithm, f(temp, bytes) returning its cudaError_t,
+/// twice: for the size of its temporary storage (temp = nullptr), then with
+/// that storage from StreamScratch on `stream` (released in stream order
+/// after the call). Both calls are checked, naming `what`.
+template <class F>
+void with_cub_temp(std::string_view what, cudaStream_t stream, F&& f) {
+  std::size_t bytes = 0;
+  check(f(nullptr, bytes), what);
+  const StreamScratch temp(bytes > 0 ? bytes : 1, stream);
+  check(f(temp.as<void>(), bytes), what);
+}
 
 }  // namespace spx::cuda

@@ -27,14 +27,50 @@ __device__ __forceinline__ void store_scaled(T* y, std::int64_t r, T beta) {
   y[r] = beta == T{0} ? T{0} : beta * y[r];
 }
 
-/// Sum over each group of `Width` consecutive lanes (a power of two, 1..32);
-/// the result is valid in the group's first lane. Fixed order: deterministic.
+/// Sum over each group of `width` consecutive lanes (a power of two, 1..32,
+/// the same for the whole warp); the result is valid in the group's first
+/// lane. Fixed order: deterministic.
+template <class T>
+__device__ __forceinline__ T group_sum(T v, int width) {
+  for (int offset = width >> 1; offset > 0; offset >>= 1)
+    v += __shfl_down_sync(kFullMask, v, offset, width);
+  return v;
+}
+
+/// group_sum with a compile-time width (the loop unrolled).
 template <int Width, class T>
 __device__ __forceinline__ T group_sum(T v) {
+  return group_sum(v, Width);
+}
+
+/// Sum over the lanes at this lane's position in every group of `Width`
+/// consecutive lanes (lanes l, l ^ Width, l ^ 2·Width, ...; Width = 1: the
+/// whole warp), by xor shuffles: every lane gets its sum. Fixed order:
+/// deterministic.
+template <int Width = 1, class T>
+__device__ __forceinline__ T across_groups_sum(T v) {
 #pragma unroll
-  for (int offset = Width / 2; offset > 0; offset >>= 1)
-    v += __shfl_down_sync(kFullMask, v, offset, Width);
+  for (int offset = kWarpSize / 2; offset >= Width; offset >>= 1)
+    v += __shfl_xor_sync(kFullMask, v, offset);
   return v;
+}
+
+/// The largest v over the warp; every lane gets it.
+template <class T>
+__device__ __forceinline__ T warp_max(T v) {
+  for (int offset = kWarpSize / 2; offset > 0; offset >>= 1)
+    v = max(v, __shfl_xor_sync(kFullMask, v, offset));
+  return v;
+}
+
+/// Whether this lane starts a run of equal consecutive keys across the
+/// warp's lanes (`head`; lane 0 always does), and the ballot of the lanes
+/// that do (bit l set: lane l starts a run).
+template <class K>
+__device__ __forceinline__ unsigned run_heads(K key, int lane, bool& head) {
+  const K before = __shfl_up_sync(kFullMask, key, 1);
+  head = lane == 0 || before != key;
+  return __ballot_sync(kFullMask, head);
 }
 
 /// Inclusive sum within runs of equal consecutive keys across the warp's lanes
@@ -43,14 +79,34 @@ __device__ __forceinline__ T group_sum(T v) {
 /// the lanes that start a run (bit l set: lane l starts one; lane 0 always).
 template <class K, class T>
 __device__ __forceinline__ T warp_run_scan(K key, T v, int lane, unsigned& heads) {
-  const K before = __shfl_up_sync(kFullMask, key, 1);
-  heads = __ballot_sync(kFullMask, lane == 0 || before != key);
+  bool head = false;
+  heads = run_heads(key, lane, head);
   // The first lane of this lane's run: the highest head at or below the lane.
   const int run_start = 31 - __clz(heads & (kFullMask >> (31 - lane)));
 #pragma unroll
   for (int d = 1; d < kWarpSize; d <<= 1) {
     const T up = __shfl_up_sync(kFullMask, v, d);
     if (lane - d >= run_start) v += up;
+  }
+  return v;
+}
+
+/// The sum of each run of equal consecutive keys (as warp_run_scan),
+/// delivered at the run's first lane (`*head` true there) instead of its
+/// last: a down-sweep, lane l summing lanes [l, min(l + 2o - 1, end of run)]
+/// after the step of offset o. Used by the batched kernels; not
+/// interchangeable with warp_run_scan, whose up-sweep associates the
+/// additions from the other end (another rounding).
+template <class T>
+__device__ T run_sum_at_head(std::int64_t key, T v, bool* head) {
+  const int lane = threadIdx.x & 31;
+  const unsigned heads = run_heads(key, lane, *head);
+  // Last lane of this lane's run: one before the next head, or 31.
+  const unsigned later = lane == 31 ? 0u : heads & (~0u << (lane + 1));
+  const int end = later != 0 ? __ffs(later) - 2 : 31;
+  for (int off = 1; off < 32; off <<= 1) {
+    const T other = __shfl_down_sync(kFullMask, v, off);
+    if (lane + off <= end) v += other;
   }
   return v;
 }
@@ -71,6 +127,21 @@ __device__ __forceinline__ int warp_count_le(std::int64_t e, std::int64_t v) {
     if (count + step <= kWarpSize && ep <= v) count += step;
   }
   return count;
+}
+
+/// sum += v[o] * x[c[o]] for o = o0, o1, o2, o3 in that order, the four loads
+/// of c, of v and of x each issued before the first product (independent
+/// loads in flight: the rounds of the ELLPACK and JAD row kernels).
+template <class T, class I, class Off>
+__device__ __forceinline__ void add_four(T& sum, const I* c, const T* v, const T* x, Off o0, Off o1,
+                                         Off o2, Off o3) {
+  const I c0 = c[o0], c1 = c[o1], c2 = c[o2], c3 = c[o3];
+  const T v0 = v[o0], v1 = v[o1], v2 = v[o2], v3 = v[o3];
+  const T x0 = __ldg(x + c0), x1 = __ldg(x + c1), x2 = __ldg(x + c2), x3 = __ldg(x + c3);
+  sum += v0 * x0;
+  sum += v1 * x1;
+  sum += v2 * x2;
+  sum += v3 * x3;
 }
 
 /// The first index i in [0, n) with a[i] > v, or n (a sorted ascending).

@@ -10,8 +10,6 @@
 
 #include "core/instantiate.hpp"
 #include "cuda/batch_kernels.hpp"
-#include "cuda/blocked_kernels.hpp"
-#include "cuda/ellpack_kernels.hpp"
 #include "cuda/kernels.hpp"
 
 namespace spx::detail {
@@ -19,28 +17,13 @@ namespace spx::detail {
 template <Value T, Index I>
 void register_cuda_kernels(Registry<T, I>& reg) {
   using CsrM = Csr<T, I>;
-  using CooM = Coo<T, I>;
-  const auto info = [](Algorithm a, bool deterministic) {
-    return KernelInfo{Op::Spmv, Format::Csr, a, Backend::Cuda, deterministic, false};
-  };
-
-  // CSR
-  reg.template add_spmv<CsrM>(info(Algorithm::Scalar, true), always<CsrM>,
-                              cuda::spmv_csr_scalar<T, I>);
-  reg.template add_spmv<CsrM>(info(Algorithm::Vector, true), always<CsrM>,
-                              cuda::spmv_csr_vector<T, I>);
-  reg.template add_spmv<CsrM>(info(Algorithm::Adaptive, true), always<CsrM>,
-                              cuda::spmv_csr_adaptive<T, I>);
-  reg.template add_spmv<CsrM>(info(Algorithm::Balanced, true), always<CsrM>,
-                              cuda::spmv_csr_balanced<T, I>);
-  reg.template add_spmv<CsrM>(info(Algorithm::MergePath, true), always<CsrM>,
-                              cuda::spmv_csr_merge<T, I>);
-  reg.template set_spmv_auto<CsrM>(Backend::Cuda, cuda::choose_csr<T, I>);
-
-  // COO
-  reg.template add_spmv<CooM>(info(Algorithm::Segmented, false), always<CooM>,
-                              cuda::spmv_coo_segmented<T, I>);
-  reg.template set_spmv_auto<CooM>(Backend::Cuda, [](const CooM&) { return Algorithm::Segmented; });
+  add_spmv_kernels<CsrM>(reg, cuda::choose_csr<T, I>,
+                         {{Algorithm::Scalar, cuda::spmv_csr_scalar<T, I>},
+                          {Algorithm::Vector, cuda::spmv_csr_vector<T, I>},
+                          {Algorithm::Adaptive, cuda::spmv_csr_adaptive<T, I>},
+                          {Algorithm::Balanced, cuda::spmv_csr_balanced<T, I>},
+                          {Algorithm::MergePath, cuda::spmv_csr_merge<T, I>}});
+  add_only_spmv(reg, Algorithm::Segmented, false, cuda::spmv_coo_segmented<T, I>);
 
   register_cuda_ellpack_kernels(reg);  // ELL, SELL, HLL, JAD, HYB (src/cuda/register_ellpack.cu)
 

@@ -13,6 +13,7 @@
 
 #include "core/instantiate.hpp"
 #include "cuda/batch_kernels.hpp"
+#include "cuda/register.hpp"
 
 namespace spx::cuda {
 
@@ -27,30 +28,37 @@ std::string one_block_per_matrix(const B& A) {
   return {};
 }
 
+/// Registers the one CUDA kernel of batch format B, one block per matrix,
+/// which Auto always picks.
+template <class B, Value T, Index I>
+void add_only_batch_spmv(Registry<T, I>& reg, Algorithm algorithm, bool deterministic,
+                         void (*run)(T, const B&, const T*, T, T*, const ExecContext&)) {
+  reg.template add_batch_spmv<B>(detail::cuda_kernel(algorithm, deterministic),
+                                 one_block_per_matrix<B>, run);
+  reg.template set_batch_spmv_auto<B>(Backend::Cuda, [algorithm](const B&) { return algorithm; });
+}
+
 }  // namespace
 
 template <Value T, Index I>
 void register_batch_kernels(Registry<T, I>& reg) {
   using Csr = BatchCsr<T, I>;
-  using Coo = BatchCoo<T, I>;
-  using Ell = BatchEll<T, I>;
-  const auto gpu = [](Algorithm a, bool deterministic) {
-    return KernelInfo{Op::BatchSpmv, Format::Csr, a, Backend::Cuda, deterministic, false};
-  };
+  using detail::cuda_kernel;
 
   // CSR, one block per matrix (paper §3.4-3.5).
-  reg.template add_batch_spmv<Csr>(gpu(Algorithm::Scalar, true), one_block_per_matrix<Csr>,
-                                   batch_csr_scalar<T, I>);
-  reg.template add_batch_spmv<Csr>(gpu(Algorithm::Vector, true), one_block_per_matrix<Csr>,
-                                   batch_csr_vector<T, I>);
-  reg.template add_batch_spmv<Csr>(gpu(Algorithm::Adaptive, true), one_block_per_matrix<Csr>,
-                                   batch_csr_smart<T, I>);
-  reg.template add_batch_spmv<Csr>(gpu(Algorithm::Balanced, false), one_block_per_matrix<Csr>,
-                                   batch_csr_balanced<T, I>);
+  reg.template add_batch_spmv<Csr>(cuda_kernel(Algorithm::Scalar, true), one_block_per_matrix<Csr>,
+                                   batch_csr_rows<Algorithm::Scalar, T, I>);
+  reg.template add_batch_spmv<Csr>(cuda_kernel(Algorithm::Vector, true), one_block_per_matrix<Csr>,
+                                   batch_csr_rows<Algorithm::Vector, T, I>);
+  reg.template add_batch_spmv<Csr>(cuda_kernel(Algorithm::Adaptive, true),
+                                   one_block_per_matrix<Csr>,
+                                   batch_csr_rows<Algorithm::Adaptive, T, I>);
+  reg.template add_batch_spmv<Csr>(cuda_kernel(Algorithm::Balanced, false),
+                                   one_block_per_matrix<Csr>, batch_csr_balanced<T, I>);
   // CSR, work sized to each matrix (beyond the paper). Every block has at
   // least one row, so the grid holds the batch when its rows fit one.
   reg.template add_batch_spmv<Csr>(
-      gpu(Algorithm::SizedBlocks, true),
+      cuda_kernel(Algorithm::SizedBlocks, true),
       [](const Csr& A) -> std::string {
         if (A.total_rows() > kMaxBlocks)
           return "the batch has " + std::to_string(A.total_rows()) +
@@ -58,20 +66,14 @@ void register_batch_kernels(Registry<T, I>& reg) {
         return {};
       },
       batch_csr_sized<T, I>);
-  // COO (§3.3) and ELL (§3.6).
-  reg.template add_batch_spmv<Coo>(gpu(Algorithm::Segmented, false), one_block_per_matrix<Coo>,
-                                   batch_coo_segmented<T, I>);
-  reg.template add_batch_spmv<Ell>(gpu(Algorithm::ThreadPerRow, true), one_block_per_matrix<Ell>,
-                                   batch_ell_rows<T, I>);
-
   reg.template set_batch_spmv_auto<Csr>(Backend::Cuda, [](const Csr& A) {
     const bool short_rows = A.nnz() <= 16 * A.total_rows();
     return short_rows ? Algorithm::Scalar : Algorithm::SizedBlocks;
   });
-  reg.template set_batch_spmv_auto<Coo>(Backend::Cuda,
-                                        [](const Coo&) { return Algorithm::Segmented; });
-  reg.template set_batch_spmv_auto<Ell>(Backend::Cuda,
-                                        [](const Ell&) { return Algorithm::ThreadPerRow; });
+
+  // COO (§3.3) and ELL (§3.6).
+  add_only_batch_spmv(reg, Algorithm::Segmented, false, batch_coo_segmented<T, I>);
+  add_only_batch_spmv(reg, Algorithm::ThreadPerRow, true, batch_ell_rows<T, I>);
 
   // Baselines (benchmarks and tests only).
 }

@@ -7,41 +7,28 @@
 // RunInfo::algorithm reports the choice.
 #include "core/instantiate.hpp"
 #include "cuda/blocked_kernels.hpp"
+#include "cuda/register.hpp"
 
 namespace spx::detail {
 
 template <Value T, Index I>
 void register_cuda_blocked_kernels(Registry<T, I>& reg) {
-  using DiaM = Dia<T, I>;
-  using HdiM = Hdi<T, I>;
   using BcsrM = Bcsr<T, I>;
-  const auto info = [](Format f, Algorithm a) {
-    return KernelInfo{Op::Spmv, f, a, Backend::Cuda, true, false};
+
+  add_only_spmv(reg, Algorithm::Diagonal, true, cuda::spmv_dia<T, I>);
+  add_only_spmv(reg, Algorithm::Diagonal, true, cuda::spmv_hdi<T, I>);
+
+  const std::pair<Algorithm, CudaSpmv<BcsrM, T>> bcsr[] = {
+      {Algorithm::BlockByBlock, cuda::spmv_bcsr_by_block<T, I>},
+      {Algorithm::BlockByColumn, cuda::spmv_bcsr_by_column<T, I>},
+      {Algorithm::BlockRowShared, cuda::spmv_bcsr_row_shared<T, I>},
+      {Algorithm::BlockSubWarp, cuda::spmv_bcsr_sub_warp<T, I>},
   };
-
-  reg.template add_spmv<DiaM>(info(Format::Dia, Algorithm::Diagonal), always<DiaM>,
-                              cuda::spmv_dia<T, I>);
-  reg.template set_spmv_auto<DiaM>(Backend::Cuda, [](const DiaM&) { return Algorithm::Diagonal; });
-
-  reg.template add_spmv<HdiM>(info(Format::Hdi, Algorithm::Diagonal), always<HdiM>,
-                              cuda::spmv_hdi<T, I>);
-  reg.template set_spmv_auto<HdiM>(Backend::Cuda, [](const HdiM&) { return Algorithm::Diagonal; });
-
-  const auto bcsr_can_run = [](Algorithm a) {
-    return [a](const BcsrM& A) { return cuda::bcsr_refusal(a, A.block_size()); };
-  };
-  reg.template add_spmv<BcsrM>(info(Format::Bcsr, Algorithm::BlockByBlock),
-                               bcsr_can_run(Algorithm::BlockByBlock),
-                               cuda::spmv_bcsr_by_block<T, I>);
-  reg.template add_spmv<BcsrM>(info(Format::Bcsr, Algorithm::BlockByColumn),
-                               bcsr_can_run(Algorithm::BlockByColumn),
-                               cuda::spmv_bcsr_by_column<T, I>);
-  reg.template add_spmv<BcsrM>(info(Format::Bcsr, Algorithm::BlockRowShared),
-                               bcsr_can_run(Algorithm::BlockRowShared),
-                               cuda::spmv_bcsr_row_shared<T, I>);
-  reg.template add_spmv<BcsrM>(info(Format::Bcsr, Algorithm::BlockSubWarp),
-                               bcsr_can_run(Algorithm::BlockSubWarp),
-                               cuda::spmv_bcsr_sub_warp<T, I>);
+  for (const auto& [algorithm, run] : bcsr) {
+    const Algorithm a = algorithm;  // each kernel refuses the block sizes it cannot take
+    reg.template add_spmv<BcsrM>(
+        cuda_kernel(a), [a](const BcsrM& A) { return cuda::bcsr_refusal(a, A.block_size()); }, run);
+  }
   reg.template set_spmv_auto<BcsrM>(
       Backend::Cuda, [](const BcsrM& A) { return cuda::choose_bcsr(A.block_size()); });
 

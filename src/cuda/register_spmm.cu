@@ -3,8 +3,8 @@
 
 #include "core/convert_ellpack.hpp"
 #include "core/instantiate.hpp"
-#include "cuda/register.hpp"
 #include "cuda/kernels.hpp"
+#include "cuda/register.hpp"
 #include "cuda/spmm.hpp"
 
 namespace spx::detail {
@@ -21,14 +21,11 @@ std::int64_t max_row_length(const Csr<T, I>& A) {
 template <Value T, Index I>
 void register_cuda_spmm_kernels(Registry<T, I>& reg) {
   using CsrM = Csr<T, I>;
-  const auto gpu = [](Algorithm a) {
-    return KernelInfo{Op::Spmm, Format::Csr, a, Backend::Cuda, true, false};
-  };
-  reg.template add_spmm<CsrM>(gpu(Algorithm::RowSplit), cuda::spmm_csr_can_run<T, I>,
+  reg.template add_spmm<CsrM>(cuda_kernel(Algorithm::RowSplit), cuda::spmm_csr_can_run<T, I>,
                               cuda::spmm_csr_row_split<T, I>);
-  reg.template add_spmm<CsrM>(gpu(Algorithm::MergeBased), cuda::spmm_csr_can_run<T, I>,
+  reg.template add_spmm<CsrM>(cuda_kernel(Algorithm::MergeBased), cuda::spmm_csr_can_run<T, I>,
                               cuda::spmm_csr_merge_based<T, I>);
-  reg.template add_spmm<CsrM>(gpu(Algorithm::RowPanel), cuda::spmm_csr_can_run<T, I>,
+  reg.template add_spmm<CsrM>(cuda_kernel(Algorithm::RowPanel), cuda::spmm_csr_can_run<T, I>,
                               cuda::spmm_csr_row_panel<T, I>);
   // Auto: irregular rows take merge-based (cuda::choose_spmm's first rule,
   // before the panel unions are counted); then, for n > 16, row panel where

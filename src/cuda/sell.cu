@@ -32,26 +32,26 @@ namespace spx::cuda {
 
 namespace {
 
+/// rows_kernel<V> with the SELL layout of A; `name` is rows_kernel<V>'s name
+/// in errors.
 template <int V, Value T, Index I>
 void launch_sell(const char* name, T alpha, const Sell<T, I>& A, const T* x, T beta, T* y,
                  cudaStream_t stream) {
   const ellpack::SellLayout<I> layout{A.slice_ptr().data(),
                                       A.perm().empty() ? nullptr : A.perm().data(),
                                       ellpack::RowDivisor(A.slice_size())};
-  ellpack::launch_rows<V>(name, A.rows(), static_cast<std::int64_t>(A.values().size()), layout,
-                          A.row_len().data(), A.col_idx().data(), A.values().data(), x, alpha, beta,
-                          y, stream);
+  ellpack::launch_rows<V>(name, A, layout, x, alpha, beta, y, stream);
 }
 
 /// out[k] = col[k] for true entries, -1 for padding. Thread per slot of a
 /// slice (num_slices × C slots; slots past the last row hold padding only).
 template <class I>
-__global__ void __launch_bounds__(ellpack::kBlock)
+__global__ void __launch_bounds__(kBlock)
     sell_padding_kernel(std::int64_t rows, std::int64_t slots, std::int64_t C,
                         const I* __restrict__ slice_ptr, const I* __restrict__ slice_width,
                         const I* __restrict__ row_len, const I* __restrict__ col,
                         I* __restrict__ out) {
-  const std::int64_t i = blockIdx.x * std::int64_t{ellpack::kBlock} + threadIdx.x;
+  const std::int64_t i = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
   if (i >= slots) return;
   const std::int64_t s = i / C;
   const std::int64_t base = static_cast<std::int64_t>(slice_ptr[s]) + (i - s * C);
@@ -106,10 +106,10 @@ template <Value T, Index I>
 void sell_cusparse_columns(const Sell<T, I>& A, I* out, CUstream_st* stream) {
   const std::int64_t slots = A.num_slices() * A.slice_size();
   if (slots == 0 || A.stored() == 0) return;
-  const unsigned grid = grid_size(slots, ellpack::kBlock, "sell_padding_kernel");
-  sell_padding_kernel<<<grid, ellpack::kBlock, 0, stream>>>(
-      A.rows(), slots, A.slice_size(), A.slice_ptr().data(), A.slice_width().data(),
-      A.row_len().data(), A.col_idx().data(), out);
+  const unsigned grid = grid_size(slots, kBlock, "sell_padding_kernel");
+  sell_padding_kernel<<<grid, kBlock, 0, stream>>>(A.rows(), slots, A.slice_size(),
+                                                   A.slice_ptr().data(), A.slice_width().data(),
+                                                   A.row_len().data(), A.col_idx().data(), out);
   check_launch("sell_padding_kernel");
 }
 

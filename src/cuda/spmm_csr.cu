@@ -89,7 +89,7 @@ __device__ __forceinline__ void for_each_nonzero(std::int64_t begin, std::int64_
 /// for_each_nonzero, so a lane keeps kGroup·NV loads of B in flight whatever
 /// the row length, and a row of A is read once per tile.
 template <int VEC, int NV, class T, class I>
-__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
+__global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
     row_split_tile32(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
                      const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
                      T alpha, T beta, Strided<T> C) {
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per
 /// latency of the row pointers and of the column indices once per group
 /// instead of once per row.
 template <int VEC, int NV, class T, class I>
-__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
+__global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
     row_block_tile32(std::int64_t m, std::int64_t n, int rows_per_warp, const I* __restrict__ ptr,
                      const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
                      T alpha, T beta, Strided<T> C) {
@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per
 /// row's nonzeros s, s + 32/W, ...; lane (s, j) accumulates column j; the
 /// slots are then summed with xor shuffles.
 template <int W, class T, class I>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kSpmmBlock)
     row_split_narrow(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
                      const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
                      T alpha, T beta, Strided<T> C) {
@@ -204,9 +204,7 @@ __global__ void __launch_bounds__(kBlock)
     }
   }
   // Reduce across slots (lanes j, j + W, j + 2W, ... hold the same column).
-#pragma unroll
-  for (int offset = kWarp / 2; offset >= W; offset /= 2)
-    acc += __shfl_xor_sync(kFullMask, acc, offset);
+  acc = across_groups_sum<W>(acc);
   if (slot == 0 && active) store_c(C, row, j, alpha, acc, beta);
 }
 
@@ -224,7 +222,7 @@ constexpr std::int64_t unit_nnz() {
 /// or 8). Rows past the staged ones read ptr from global memory.
 template <int W>
 constexpr int merge_stage() {
-  constexpr std::int64_t block_nnz = kBlock / W * unit_nnz<W>();
+  constexpr std::int64_t block_nnz = kSpmmBlock / W * unit_nnz<W>();
   return static_cast<int>(block_nnz / 2 < 512 ? block_nnz / 2 : 512) + 1;
 }
 
@@ -296,7 +294,7 @@ struct RunLengthIn {
 /// first, so that the segmented sum finds the end of the next row with a
 /// shared load instead of a dependent global one.
 template <int W, class T, class I>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kSpmmBlock)
     merge_based(std::int64_t m, std::int64_t n, std::int64_t nnz, std::int64_t units,
                 const I* __restrict__ ptr, const I* __restrict__ col, const T* __restrict__ val,
                 const I* __restrict__ part, Strided<const T> B, T alpha, T beta, Strided<T> C,
@@ -304,7 +302,7 @@ __global__ void __launch_bounds__(kBlock)
   static_assert(W < kWarp, "n > 16 takes merge_based_tile32");
   constexpr std::int64_t kUnitNnz = unit_nnz<W>();
   constexpr int kBatches = static_cast<int>(kUnitNnz / W);
-  constexpr int kUnitsPerBlock = kBlock / W;
+  constexpr int kUnitsPerBlock = kSpmmBlock / W;
   constexpr int kStage = merge_stage<W>();
   __shared__ I ends[kStage];        // ends[i] = ptr[block_first + i]
   const int sub = threadIdx.x % W;  // lane within the group
@@ -325,7 +323,7 @@ __global__ void __launch_bounds__(kBlock)
   const int staged = static_cast<int>(
       min(std::int64_t{load(part + min(unit0 + kUnitsPerBlock, units))} - block_first + 1,
           std::int64_t{kStage}));
-  for (int i = threadIdx.x; i < staged; i += kBlock)
+  for (int i = threadIdx.x; i < staged; i += kSpmmBlock)
     ends[i] = load(ptr + block_first + i);
   const std::int64_t first = valid ? load(part + unit) : 0;
   __syncthreads();
@@ -416,7 +414,7 @@ __global__ void __launch_bounds__(kBlock)
 /// carry-outs, row-major units × n. Row ends are read 32 at a time, one per
 /// lane, and broadcast by shuffle, so a row change waits for no load.
 template <int VEC, int NV, class T, class I>
-__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
+__global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
     merge_based_tile32(std::int64_t m, std::int64_t n, std::int64_t nnz, std::int64_t units,
                        const I* __restrict__ ptr, const I* __restrict__ col,
                        const T* __restrict__ val, const I* __restrict__ part, Strided<const T> B,
@@ -542,15 +540,6 @@ __global__ void __launch_bounds__(kFixupBlock)
   C.data[row * C.rs + j * C.cs] += alpha * sum;
 }
 
-/// Runs a CUB algorithm twice: for its temporary storage size, then with it.
-template <class F>
-void with_cub_temp(const char* what, cudaStream_t stream, F&& f) {
-  std::size_t bytes = 0;
-  check(f(nullptr, bytes), what);
-  const StreamScratch temp(bytes > 0 ? bytes : 1, stream);
-  check(f(temp.as<void>(), bytes), what);
-}
-
 /// Builds the partition and the lists of carry runs, on `stream`, and waits
 /// for them (later calls may use other streams).
 template <class I>
@@ -559,10 +548,8 @@ MergePartition<I> build_merge_partition(std::int64_t m, std::int64_t nnz, const 
   MergePartition<I> p;
   p.units = ceil_div(nnz, per_unit);
   p.part = Array<I>(static_cast<std::size_t>(p.units + 1), Space::Device);
-  constexpr int kThreads = 256;
-  merge_partition<I>
-      <<<static_cast<unsigned>(ceil_div(p.units + 1, kThreads)), kThreads, 0, stream>>>(
-          m, p.units, per_unit, ptr, p.part.data());
+  merge_partition<I><<<static_cast<unsigned>(ceil_div(p.units + 1, kBlock)), kBlock, 0, stream>>>(
+      m, p.units, per_unit, ptr, p.part.data());
   check_launch("merge_partition");
 
   // Rows with a carry-out: at most one per unit, each with ≥ 1 unit.
@@ -620,14 +607,14 @@ void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strid
     with_lane_tile<T>(B, C, n, [&]<int VEC, int NV>() {
       const dim3 grid(static_cast<unsigned>(ceil_div(p.units, kWarpsPerBlock)),
                       static_cast<unsigned>(ceil_div(n, LaneTile<VEC, NV>::kWidth)));
-      merge_based_tile32<VEC, NV, T, I><<<grid, kBlock, 0, ctx.stream>>>(
+      merge_based_tile32<VEC, NV, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
           A.rows(), n, A.nnz(), p.units, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
           p.part.data(), B, alpha, beta, C, carry.as<T>());
       check_launch("merge_based_tile32");
     });
   } else {
-    const dim3 grid(static_cast<unsigned>(ceil_div(p.units * W, kBlock)), tiles);
-    merge_based<W, T, I><<<grid, kBlock, 0, ctx.stream>>>(
+    const dim3 grid(static_cast<unsigned>(ceil_div(p.units * W, kSpmmBlock)), tiles);
+    merge_based<W, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
         A.rows(), n, A.nnz(), p.units, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
         p.part.data(), B, alpha, beta, C, carry.as<T>());
     check_launch("merge_based");
@@ -674,12 +661,12 @@ void launch_tile32(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Stri
   const dim3 grid(static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock * rpw)),
                   static_cast<unsigned>(ceil_div(n, LaneTile<VEC, NV>::kWidth)));
   if (rpw > 1) {
-    row_block_tile32<VEC, NV, T, I>
-        <<<grid, kBlock, 0, ctx.stream>>>(A.rows(), n, rpw, A.row_ptr().data(), A.col_idx().data(),
-                                          A.values().data(), B, alpha, beta, C);
+    row_block_tile32<VEC, NV, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
+        A.rows(), n, rpw, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta,
+        C);
     check_launch("row_block_tile32");
   } else {
-    row_split_tile32<VEC, NV, T, I><<<grid, kBlock, 0, ctx.stream>>>(
+    row_split_tile32<VEC, NV, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
         A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta, C);
     check_launch("row_split_tile32");
   }
@@ -693,7 +680,7 @@ void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, S
         B, C, n, [&]<int VEC, int NV>() { launch_tile32<VEC, NV>(alpha, A, B, beta, C, n, ctx); });
   } else {
     const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock));
-    row_split_narrow<W, T, I><<<blocks, kBlock, 0, ctx.stream>>>(
+    row_split_narrow<W, T, I><<<blocks, kSpmmBlock, 0, ctx.stream>>>(
         A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta, C);
     check_launch("row_split_narrow");
   }
@@ -702,20 +689,7 @@ void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, S
 /// Calls f.template operator()<W>() with W = group_width(n) as a constant.
 template <class F>
 void with_width(std::int64_t n, F&& f) {
-  switch (group_width(n)) {
-    case 1:
-      return f.template operator()<1>();
-    case 2:
-      return f.template operator()<2>();
-    case 4:
-      return f.template operator()<4>();
-    case 8:
-      return f.template operator()<8>();
-    case 16:
-      return f.template operator()<16>();
-    default:
-      return f.template operator()<32>();
-  }
+  with_constant<32, 1, 2, 4, 8, 16>(group_width(n), f);
 }
 
 }  // namespace
@@ -743,7 +717,7 @@ std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape) {
            std::to_string(kMaxGridY) + " tiles of 32";
   if (ceil_div(A.rows(), kWarpsPerBlock) > kMaxGridX)
     return "too many rows for one launch: " + std::to_string(A.rows());
-  if (ceil_div(A.nnz(), 32) * 32 / kBlock > kMaxGridX)
+  if (ceil_div(A.nnz(), 32) * 32 / kSpmmBlock > kMaxGridX)
     return "too many nonzeros for one launch: " + std::to_string(A.nnz());
   return {};
 }

@@ -6,8 +6,9 @@
 #include <cstdint>
 
 #include "core/instantiate.hpp"
-#include "cuda/register.hpp"
 #include "cuda/check.hpp"
+#include "cuda/launch.hpp"
+#include "cuda/register.hpp"
 #include "cuda/spmm.hpp"
 
 namespace spx {
@@ -50,9 +51,8 @@ void csr_to_dense_col_major(const Csr<T, I>& A, T* D, const ExecContext& ctx) {
   check(cudaMemsetAsync(D, 0, static_cast<std::size_t>(m * k) * sizeof(T), ctx.stream),
         "cudaMemsetAsync (densify)");
   if (m == 0 || A.nnz() == 0) return;
-  constexpr int kThreads = 256;
-  const auto blocks = static_cast<unsigned>((m * 32 + kThreads - 1) / kThreads);
-  csr_to_dense_kernel<T, I><<<blocks, kThreads, 0, ctx.stream>>>(
+  const unsigned blocks = grid_size(m * 32, kBlock, "csr_to_dense_kernel");
+  csr_to_dense_kernel<T, I><<<blocks, kBlock, 0, ctx.stream>>>(
       m, A.row_ptr().data(), A.col_idx().data(), A.values().data(), D);
   check_launch("csr_to_dense_kernel");
 }
@@ -72,11 +72,8 @@ void cuda_scale_dense(T beta, DenseView<T> C, const ExecContext& ctx) {
   if (total == 0 || beta == T{1}) return;
   const bool row_major = C.layout == Layout::RowMajor;
   const std::int64_t rs = row_major ? C.ld : 1, cs = row_major ? 1 : C.ld;
-  constexpr int kThreads = 256;
-  const auto blocks =
-      static_cast<unsigned>(std::min<std::int64_t>((total + kThreads - 1) / kThreads, 65535));
-  cuda::scale_dense_kernel<<<blocks, kThreads, 0, ctx.stream>>>(beta, C.data, C.rows, C.cols, rs,
-                                                                cs, row_major);
+  cuda::scale_dense_kernel<<<cuda::stride_grid(total), cuda::kBlock, 0, ctx.stream>>>(
+      beta, C.data, C.rows, C.cols, rs, cs, row_major);
   cuda::check_launch("scale_dense_kernel");
 }
 

@@ -139,8 +139,7 @@ __global__ void __launch_bounds__(kBuildBlock)
   }
 #pragma unroll
   for (int q = 0; q < 3; ++q) {
-    for (int off = kWarp / 2; off > 0; off /= 2)
-      count[q] += __shfl_down_sync(kFullMask, count[q], off);
+    count[q] = group_sum<kWarp>(count[q]);
     if (threadIdx.x % kWarp == 0 && count[q] > 0) atomicAdd(totals + q, count[q]);
   }
 }
@@ -214,14 +213,10 @@ RowPanels<I> build_row_panels(std::int64_t m, std::int64_t nnz, const I* ptr, co
   std::int64_t* const s = scan.as<std::int64_t>();
   panel_flags<R, I><<<build_grid(nnz + 1), kBuildBlock, 0, stream>>>(m, nnz, ptr, col, s);
   check_launch("panel_flags");
-  std::size_t bytes = 0;
-  check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, s, s, nnz + 1, stream),
-        "cub::DeviceScan::ExclusiveSum (row panels)");
-  {
-    const StreamScratch temp(bytes > 0 ? bytes : 1, stream);
-    check(cub::DeviceScan::ExclusiveSum(temp.as<void>(), bytes, s, s, nnz + 1, stream),
-          "cub::DeviceScan::ExclusiveSum (row panels)");
-  }
+  with_cub_temp("cub::DeviceScan::ExclusiveSum (row panels)", stream,
+                [&](void* temp, std::size_t& bytes) {
+                  return cub::DeviceScan::ExclusiveSum(temp, bytes, s, s, nnz + 1, stream);
+                });
   check(cudaMemcpyAsync(&out.total, s + nnz, sizeof out.total, cudaMemcpyDeviceToHost, stream),
         "cudaMemcpyAsync (row panel total)");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (row panels)");
@@ -342,7 +337,7 @@ constexpr int panel_group() {
 /// 32, one per lane, staged in shared memory; then groups of kGroup entries:
 /// the group's loads of B first, then the R·kCols products of each entry.
 template <int R, int VEC, int NV, class T, class I>
-__global__ void __launch_bounds__(kBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
+__global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
     row_panel_tile32(std::int64_t m, std::int64_t n, std::int64_t panels, const I* __restrict__ ptr,
                      const T* __restrict__ val, const I* __restrict__ uptr,
                      const I* __restrict__ ucol, const std::uint8_t* __restrict__ umask,
@@ -425,7 +420,7 @@ void launch_row_panel(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, S
   with_lane_tile<T>(B, C, n, [&]<int VEC, int NV>() {
     const dim3 grid(static_cast<unsigned>(ceil_div(p.panels, kWarpsPerBlock)),
                     static_cast<unsigned>(ceil_div(n, LaneTile<VEC, NV>::kWidth)));
-    row_panel_tile32<R, VEC, NV, T, I><<<grid, kBlock, 0, ctx.stream>>>(
+    row_panel_tile32<R, VEC, NV, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
         A.rows(), n, p.panels, A.row_ptr().data(), A.values().data(), p.ptr.data(), p.col.data(),
         p.mask.data(), B, alpha, beta, C);
     check_launch("row_panel_tile32");
@@ -489,14 +484,9 @@ void spmm_csr_row_panel_with(T alpha, const Csr<T, I>& A, DenseView<const T> B, 
   require_panel_rows(R);
   if (A.rows() == 0 || B.cols == 0) return;
   const std::int64_t n = B.cols;
-  switch (R) {
-    case 2:
-      return launch_row_panel<2>(alpha, A, strided(B), beta, strided(C), n, ctx);
-    case 4:
-      return launch_row_panel<4>(alpha, A, strided(B), beta, strided(C), n, ctx);
-    default:
-      return launch_row_panel<8>(alpha, A, strided(B), beta, strided(C), n, ctx);
-  }
+  with_constant<8, 2, 4>(R, [&]<int Rc>() {
+    launch_row_panel<Rc>(alpha, A, strided(B), beta, strided(C), n, ctx);
+  });
 }
 
 template <Value T, Index I>

@@ -10,14 +10,14 @@
 #include <cstdint>
 #include <limits>
 
+#include "cuda/primitives.cuh"
 #include "spx/core/view.hpp"
 
 namespace spx::cuda::spmm_tile {
 
-inline constexpr int kWarp = 32;
-inline constexpr int kBlock = 128;  ///< 4 warps per block, as in the paper
-inline constexpr int kWarpsPerBlock = kBlock / kWarp;
-inline constexpr unsigned kFullMask = 0xffffffffu;
+inline constexpr int kWarp = kWarpSize;
+inline constexpr int kSpmmBlock = 128;  ///< 4 warps per block, as in the paper
+inline constexpr int kWarpsPerBlock = kSpmmBlock / kWarp;
 inline constexpr std::int64_t kMaxGridY = 65535;
 inline constexpr std::int64_t kMaxGridX = std::numeric_limits<std::int32_t>::max();
 

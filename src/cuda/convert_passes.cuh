@@ -1,0 +1,95 @@
+// Device helpers shared by the conversion passes (convert_scan.cu,
+// convert_ellpack.cu, convert_diag.cu): the stream they run on, binary
+// searches, and the tiles of the passes over entries. Included by those
+// files only.
+//
+// Tiles: a pass over positions [0, n) of an output cut into segments
+// (segment s starts at begin[s]; the CSR rows, with begin = row_ptr) gives
+// each block kTile consecutive positions; the block finds the segments of
+// its first and last position once, and each thread searches its position's
+// segment between the two.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/launch.hpp"
+
+namespace spx::cuda::conv {
+
+inline constexpr cudaStream_t kStream = 0;  ///< the default stream
+inline constexpr int kItems = 4;            ///< positions per thread of a tile
+inline constexpr std::int64_t kTile = std::int64_t{kBlock} * kItems;
+
+/// The largest s in [lo, hi] with a[s] <= pos (a non-decreasing, a[lo] <= pos).
+template <class A>
+__device__ __forceinline__ std::int64_t last_le(const A* a, std::int64_t lo, std::int64_t hi,
+                                                std::int64_t pos) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (static_cast<std::int64_t>(a[mid]) <= pos) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+/// The first index in [lo, hi) with keys[i] >= v, or hi.
+__device__ __forceinline__ std::int64_t lower_bound_u64(const std::uint64_t* keys, std::int64_t lo,
+                                                        std::int64_t hi, std::uint64_t v) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] < v) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/// The segments [lo, hi] of the block's first and last position of the n
+/// (shared by the block).
+template <class B>
+__device__ __forceinline__ void tile_segments(const B* begin, std::int64_t segs, std::int64_t n,
+                                              std::int64_t& lo, std::int64_t& hi) {
+  __shared__ std::int64_t s_lo, s_hi;
+  const std::int64_t t0 = blockIdx.x * kTile;
+  const std::int64_t t1 = min(n, t0 + kTile) - 1;
+  if (threadIdx.x == 0) s_lo = last_le(begin, 0, segs - 1, t0);
+  if (threadIdx.x == 32) s_hi = last_le(begin, 0, segs - 1, t1);
+  __syncthreads();
+  lo = s_lo;
+  hi = s_hi;
+}
+
+/// Calls f(k, lo, hi) for this thread's positions k < n of the block's tile
+/// (kItems positions, kBlock apart), with [lo, hi] the segments of the tile's
+/// first and last position: k lies in segment last_le(begin, lo, hi, k).
+template <class B, class F>
+__device__ __forceinline__ void for_each_in_tile(const B* begin, std::int64_t segs, std::int64_t n,
+                                                 F&& f) {
+  std::int64_t lo, hi;
+  tile_segments(begin, segs, n, lo, hi);
+  const std::int64_t t0 = blockIdx.x * kTile;
+  for (int it = 0; it < kItems; ++it) {
+    const std::int64_t k = t0 + it * kBlock + threadIdx.x;
+    if (k >= n) break;
+    f(k, lo, hi);
+  }
+}
+
+/// Blocks of kBlock threads for `threads` threads (a pass named `what`).
+inline unsigned blocks_for(std::int64_t threads, const char* what) {
+  return grid_size(threads, kBlock, what);
+}
+
+/// Blocks for the tiles of a pass over `n` positions.
+inline unsigned tiles_for(std::int64_t n, const char* what) {
+  return grid_size((n + kItems - 1) / kItems, kBlock, what);
+}
+
+}  // namespace spx::cuda::conv

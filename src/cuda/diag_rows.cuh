@@ -1,0 +1,122 @@
+// The row kernel shared by DIA and HDI (device code, included by dia.cu and
+// hdi.cu only; survey §4.5). A thread per row streams the row's stored
+// diagonals without indirection. The two formats differ only in which
+// diagonals a row has and where their values lie: every diagonal of the
+// matrix at values[d * rows + i] (DIA), or the diagonals of the row's hack at
+// values[H·hack_ptr[h] + d·hack_rows(h) + r] (HDI, local diagonal d of local
+// row r); a layout (DIA: the number of diagonals; HDI: the hacks) and its
+// row_diagonals answer both, so one kernel template serves the two formats,
+// as ellpack_rows.cuh does for the ELLPACK family.
+//
+// The threads of a warp read consecutive values of one diagonal (coalesced)
+// and consecutive entries x[i + offset] (coalesced too); all threads of a
+// warp (DIA) or of a hack (HDI) read the same offsets (a broadcast). The
+// diagonals are taken kChunk = 8 at a time: the 8 offsets, then the 8 values
+// and 8 x entries are loaded before any multiply, so each thread keeps up to
+// 16 independent loads in flight. Positions outside the matrix (column
+// i + offset outside [0, cols)) hold zeros and are skipped, so x is never
+// read out of bounds. The explicit zeros of the formats are stored as zeros
+// on their diagonals and add nothing. Deterministic: one thread sums its row
+// in diagonal order.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/check.hpp"
+#include "cuda/launch.hpp"
+#include "cuda/primitives.cuh"
+
+namespace spx::cuda::diagonal {
+
+inline constexpr int kChunk = 8;  ///< diagonals loaded together per thread
+
+/// The diagonals of one row: offsets[begin, end); the value of diagonal d
+/// for the row at v[(d - begin) * stride].
+template <class T>
+struct RowDiagonals {
+  std::int64_t begin, end;
+  const T* v;
+  std::int64_t stride;
+};
+
+/// DIA: the layout is the number of diagonals, ndiag. Every row has all of
+/// them; diagonal d of row i at values[d * rows + i]. (A plain integer, not
+/// a struct: as a kernel parameter, an aggregate changed the code ptxas made
+/// of the DIA kernel.)
+template <class T>
+__device__ __forceinline__ RowDiagonals<T> row_diagonals(std::int64_t ndiag, std::int64_t i,
+                                                         std::int64_t rows, const T* values) {
+  return {0, ndiag, values + i, rows};
+}
+
+/// HDI: row i has the diagonals of its hack h = i / hack, hack_ptr[h] ..
+/// hack_ptr[h+1]; local diagonal d of local row r at values[hack·hack_ptr[h]
+/// + d·hack_rows(h) + r], hack_rows(h) = hack except in a last, partial hack.
+template <class I>
+struct HdiLayout {
+  std::int64_t hack;
+  const I* hack_ptr;
+};
+
+template <class T, class I>
+__device__ __forceinline__ RowDiagonals<T> row_diagonals(const HdiLayout<I>& layout, std::int64_t i,
+                                                         std::int64_t rows, const T* values) {
+  const std::int64_t hack = layout.hack;
+  // 32-bit division when the rows allow it (a 64-bit one costs several times more).
+  const std::int64_t h = rows <= UINT32_MAX && hack <= UINT32_MAX
+                             ? static_cast<std::uint32_t>(i) / static_cast<std::uint32_t>(hack)
+                             : i / hack;
+  const std::int64_t first = h * hack;              // the hack's first row
+  const std::int64_t hr = min(hack, rows - first);  // rows of this hack
+  const std::int64_t d_begin = __ldg(layout.hack_ptr + h), d_end = __ldg(layout.hack_ptr + h + 1);
+  return {d_begin, d_end, values + hack * d_begin + (i - first), hr};
+}
+
+/// y[i] = alpha * (row i of A) x + beta * y[i] for the rows i < rows, a
+/// thread per row (see the top of this file).
+template <class T, class I, class Layout>
+__global__ void __launch_bounds__(kBlock)
+    rows_kernel(std::int64_t rows, std::int64_t cols, Layout layout, const I* __restrict__ offsets,
+                const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
+                T* __restrict__ y) {
+  const std::int64_t i = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
+  if (i >= rows) return;
+  const RowDiagonals<T> r = row_diagonals(layout, i, rows, values);
+  T sum = 0;
+  for (std::int64_t d0 = r.begin; d0 < r.end; d0 += kChunk) {
+    // Phase 1: the chunk's offsets (the same address across the warp or the
+    // hack: broadcast).
+    std::int64_t col[kChunk];
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u)
+      col[u] = d0 + u < r.end ? i + static_cast<std::int64_t>(__ldg(offsets + d0 + u)) : -1;
+    // Phase 2: independent loads of values (streamed once) and x.
+    T a[kChunk], b[kChunk];
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u) {
+      const bool inside = col[u] >= 0 && col[u] < cols;  // false past the row's diagonals too
+      a[u] = inside ? __ldcs(r.v + (d0 - r.begin + u) * r.stride) : T{0};
+      b[u] = inside ? __ldg(x + col[u]) : T{0};
+    }
+    // Phase 3: multiply-add in diagonal order.
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u)
+      sum += a[u] * b[u];
+  }
+  store_axpby(y, i, alpha, sum, beta);
+}
+
+/// Enqueues rows_kernel over the rows of a rows × cols matrix on `stream`,
+/// checked.
+template <class T, class I, class Layout>
+void launch_rows(const char* name, std::int64_t rows, std::int64_t cols, Layout layout,
+                 const I* offsets, const T* values, const T* x, T alpha, T beta, T* y,
+                 cudaStream_t stream) {
+  const unsigned grid = grid_size(rows, kBlock, name);
+  rows_kernel<<<grid, kBlock, 0, stream>>>(rows, cols, layout, offsets, values, x, alpha, beta, y);
+  check_launch(name);
+}
+
+}  // namespace spx::cuda::diagonal
