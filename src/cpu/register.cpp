@@ -14,6 +14,11 @@
 namespace spx::detail {
 namespace {
 
+/// The KernelInfo of a CPU kernel.
+KernelInfo cpu_kernel(Op op, Format format, Algorithm algorithm, bool deterministic = true) {
+  return KernelInfo{op, format, algorithm, Backend::Cpu, deterministic, false};
+}
+
 /// Registers format M's one CPU kernel for SpMV and for SpMM (deterministic,
 /// runs on any matrix of the format, any n and layouts) and makes it M's Auto
 /// choice for both.
@@ -22,11 +27,9 @@ void add_only_kernel(Registry<T, I>& reg, Algorithm algorithm,
                      void (*spmv)(T, const M&, const T*, T, T*, const ExecContext&),
                      void (*spmm)(T, const M&, DenseView<const T>, T, DenseView<T>,
                                   const ExecContext&)) {
-  reg.template add_spmv<M>(KernelInfo{Op::Spmv, M::kFormat, algorithm, Backend::Cpu, true, false},
-                           always<M>, spmv);
+  reg.template add_spmv<M>(cpu_kernel(Op::Spmv, M::kFormat, algorithm), always<M>, spmv);
   reg.template set_spmv_auto<M>(Backend::Cpu, [algorithm](const M&) { return algorithm; });
-  reg.template add_spmm<M>(KernelInfo{Op::Spmm, M::kFormat, algorithm, Backend::Cpu, true, false},
-                           always_spmm<M>, spmm);
+  reg.template add_spmm<M>(cpu_kernel(Op::Spmm, M::kFormat, algorithm), always_spmm<M>, spmm);
   reg.template set_spmm_auto<M>(Backend::Cpu,
                                 [algorithm](const M&, const SpmmShape&) { return algorithm; });
 }
@@ -39,11 +42,10 @@ void add_scatter_kernels(Registry<T, I>& reg,
                          void (*private_run)(T, const M&, const T*, T, T*, const ExecContext&),
                          void (*atomic_run)(T, const M&, const T*, T, T*, const ExecContext&)) {
   reg.template add_spmv<M>(
-      KernelInfo{Op::Spmv, M::kFormat, Algorithm::CpuPrivate, Backend::Cpu, true, false},
+      cpu_kernel(Op::Spmv, M::kFormat, Algorithm::CpuPrivate),
       [](const M& A) { return cpu::private_fits<T>(A.rows()); }, private_run);
-  reg.template add_spmv<M>(
-      KernelInfo{Op::Spmv, M::kFormat, Algorithm::CpuAtomic, Backend::Cpu, false, false}, always<M>,
-      atomic_run);
+  reg.template add_spmv<M>(cpu_kernel(Op::Spmv, M::kFormat, Algorithm::CpuAtomic, false), always<M>,
+                           atomic_run);
 }
 
 /// The scatter kernel Auto takes: private copies of y when they fit, else atomics.
@@ -59,21 +61,18 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   using CsrM = Csr<T, I>;
   using CooM = Coo<T, I>;
   using CscM = Csc<T, I>;
-  const auto cpu = [](Op op, Algorithm a, bool deterministic = true) {
-    return KernelInfo{op, Format::Csr, a, Backend::Cpu, deterministic, false};
-  };
   const auto coo_sorted = [](const CooM& A) -> std::string {
     return A.sorted() ? "" : "entries are not sorted by (row, column); use sort_coo()";
   };
 
   // ---- SpMV ----
   // CSR
-  reg.template add_spmv<CsrM>(cpu(Op::Spmv, Algorithm::CpuMerge), always<CsrM>,
+  reg.template add_spmv<CsrM>(cpu_kernel(Op::Spmv, Format::Csr, Algorithm::CpuMerge), always<CsrM>,
                               cpu::spmv_csr_merge<T, I>);
   reg.template set_spmv_auto<CsrM>(Backend::Cpu, [](const CsrM&) { return Algorithm::CpuMerge; });
 
   // COO
-  reg.template add_spmv<CooM>(cpu(Op::Spmv, Algorithm::CpuSegments), coo_sorted,
+  reg.template add_spmv<CooM>(cpu_kernel(Op::Spmv, Format::Coo, Algorithm::CpuSegments), coo_sorted,
                               cpu::spmv_coo_segments<T, I>);
   add_scatter_kernels<CooM>(reg, cpu::spmv_coo_private<T, I>, cpu::spmv_coo_atomic<T, I>);
   reg.template set_spmv_auto<CooM>(Backend::Cpu, [](const CooM& A) {
@@ -87,29 +86,29 @@ void register_cpu_kernels(Registry<T, I>& reg) {
 
   // ---- SpMM ----
   // CSR
-  reg.template add_spmm<CsrM>(cpu(Op::Spmm, Algorithm::CpuMerge), always_spmm<CsrM>,
-                              cpu::spmm_csr_merge<T, I>);
+  reg.template add_spmm<CsrM>(cpu_kernel(Op::Spmm, Format::Csr, Algorithm::CpuMerge),
+                              always_spmm<CsrM>, cpu::spmm_csr_merge<T, I>);
   reg.template set_spmm_auto<CsrM>(
       Backend::Cpu, [](const CsrM&, const SpmmShape&) { return Algorithm::CpuMerge; });
 
   // COO
   reg.template add_spmm<CooM>(
-      cpu(Op::Spmm, Algorithm::CpuSegments),
+      cpu_kernel(Op::Spmm, Format::Coo, Algorithm::CpuSegments),
       [coo_sorted](const CooM& A, const SpmmShape&) { return coo_sorted(A); },
       cpu::spmm_coo_segments<T, I>);
-  reg.template add_spmm<CooM>(cpu(Op::Spmm, Algorithm::CpuAtomic, false), always_spmm<CooM>,
-                              cpu::spmm_coo_atomic<T, I>);
+  reg.template add_spmm<CooM>(cpu_kernel(Op::Spmm, Format::Coo, Algorithm::CpuAtomic, false),
+                              always_spmm<CooM>, cpu::spmm_coo_atomic<T, I>);
   reg.template set_spmm_auto<CooM>(Backend::Cpu, [](const CooM& A, const SpmmShape&) {
     return A.sorted() ? Algorithm::CpuSegments : Algorithm::CpuAtomic;
   });
 
   // CSC
   reg.template add_spmm<CscM>(
-      cpu(Op::Spmm, Algorithm::CpuPrivate),
+      cpu_kernel(Op::Spmm, Format::Csc, Algorithm::CpuPrivate),
       [](const CscM& A, const SpmmShape& s) { return cpu::private_dense_fits<T>(A.rows(), s.n); },
       cpu::spmm_csc_private<T, I>);
-  reg.template add_spmm<CscM>(cpu(Op::Spmm, Algorithm::CpuAtomic, false), always_spmm<CscM>,
-                              cpu::spmm_csc_atomic<T, I>);
+  reg.template add_spmm<CscM>(cpu_kernel(Op::Spmm, Format::Csc, Algorithm::CpuAtomic, false),
+                              always_spmm<CscM>, cpu::spmm_csc_atomic<T, I>);
   reg.template set_spmm_auto<CscM>(Backend::Cpu, [](const CscM& A, const SpmmShape& s) {
     return cpu::private_dense_fits<T>(A.rows(), s.n).empty() ? Algorithm::CpuPrivate
                                                              : Algorithm::CpuAtomic;
