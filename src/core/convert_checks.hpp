@@ -2,7 +2,7 @@
 // parameters of ConvertOptions (before anything runs) and the limits on the
 // sizes a backend computed (padded storage against the budget, block fill).
 // The host conversions (src/core/convert_*.cpp) and the device ones
-// registered by a backend (e.g. src/cuda/convert_device.cpp) call the same
+// registered by a backend (e.g. the CUDA backend's) call the same
 // functions, so both refuse the same requests with the same messages.
 #pragma once
 

@@ -7,7 +7,7 @@
 namespace spx {
 
 // Every format converts from CSR on the host; a device CSR converts on the
-// device to every format but CSC (src/cuda/convert_device.cpp).
+// device to every format but CSC (the conversions the CUDA backend registers).
 bool convertible(Format) noexcept {
   return true;
 }
