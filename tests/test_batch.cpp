@@ -483,7 +483,7 @@ TYPED_TEST(BatchKernels, CsrValidationNamesTheMatrix) {
                     BatchCsr<T, I>::uniform(3, 2, 2, arr(std::vector<I>{0, 1, 2}),
                                             arr(std::vector<I>{0, 1}), Array<T>::filled(5, T{1}));
                   }),
-                  {"values has 5 entries", "expected 6"});
+                  {"values has 5 entries", "= 6"});
   expect_mentions(error_of([] {
                     BatchCsr<T, I>::uniform(3, 2, 2, arr(std::vector<I>{0, 1, 2}),
                                             arr(std::vector<I>{0, 2}), Array<T>::filled(6, T{1}));

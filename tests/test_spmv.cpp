@@ -9,12 +9,16 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "common.hpp"
 #include "matrices.hpp"
 #include "reference.hpp"
+#include "spx/batch/ops.hpp"
 #include "spx/convert.hpp"
 #include "spx/ops.hpp"
 
@@ -150,6 +154,53 @@ TYPED_TEST(SpmvKernels, ValidatesOperands) {
   // A device vector with a host matrix.
   EXPECT_THROW(spmv(T{1}, A, VectorView<const T>(x.data(), A.cols(), Space::Device), T{0}, y),
                InvalidInput);
+}
+
+/// Runs A through spmv, spmm (two columns) and batch_spmv (a batch of A
+/// alone) with y = C = 2 and beta = 0.5; checks that each reports
+/// `trivial` as expected and that y and C are beta*2 = 1 when trivial.
+template <Value T, Index I>
+void expect_trivial(const Csr<T, I>& A, T alpha, bool trivial, const std::string& what) {
+  SCOPED_TRACE(what);
+  const std::int64_t m = A.rows(), n = A.cols();
+  const std::vector<T> x(static_cast<std::size_t>(n), T{1});
+  const std::vector<T> B(static_cast<std::size_t>(2 * n), T{1});
+  std::vector<T> y(static_cast<std::size_t>(m), T{2}), C(static_cast<std::size_t>(2 * m), T{2});
+  std::vector<T> y_batch = y;
+  const auto batch = BatchCsr<T, I>::from_matrices(std::span<const Csr<T, I>>(&A, 1));
+
+  const RunInfo infos[] = {
+      spmv(alpha, A, x, T{0.5}, y),
+      spmm(alpha, A, DenseView<const T>{B.data(), n, 2, 2, Layout::RowMajor, Space::Host}, T{0.5},
+           DenseView<T>{C.data(), m, 2, 2, Layout::RowMajor, Space::Host}),
+      batch_spmv(alpha, batch, x, T{0.5}, y_batch)};
+  for (const RunInfo& info : infos) {
+    EXPECT_EQ(info.trivial, trivial);
+    EXPECT_EQ(info.format, Format::Csr);
+    EXPECT_EQ(info.backend, Backend::Cpu);
+    EXPECT_NE(info.algorithm, Algorithm::Auto);  // resolved, also when trivial
+    if (trivial) {
+      EXPECT_TRUE(info.deterministic);
+    }
+  }
+  if (!trivial) return;
+  for (const auto* out : {&y, &C, &y_batch})
+    for (T v : *out)
+      EXPECT_EQ(v, T{1});
+}
+
+// RunInfo as the one pipeline (src/core/dispatch.hpp) fills it: spmv, spmm
+// and batch_spmv report a product that needs no kernel (no rows, no
+// nonzeros, alpha = 0) the same way, as ops.hpp documents.
+TYPED_TEST(SpmvKernels, TrivialProductsReportAlikeInEveryOperation) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  expect_trivial(Csr<T, I>(), T{1}, true, "0x0");
+  expect_trivial(Csr<T, I>(3, 4, Array<I>{0, 0, 0, 0}, Array<I>{}, Array<T>{}), T{1}, true,
+                 "3x4 without nonzeros");
+  const Csr<T, I> A(2, 3, Array<I>{0, 1, 2}, Array<I>{0, 2}, Array<T>{1, 2});
+  expect_trivial(A, T{0}, true, "alpha = 0");
+  expect_trivial(A, T{1}, false, "2x3 with nonzeros");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Conversions between formats, on the host. Every conversion is linear in the
-// number of nonzeros, plus a sort where the target format needs one.
+// Conversions between formats. Every conversion is linear in the number of
+// nonzeros, plus a sort where the target format needs one.
 #pragma once
 
 #include <cstddef>
@@ -26,79 +26,63 @@ struct ConvertOptions {
   std::int64_t hyb_width = -1;  ///< HYB ELL width K; -1 applies Bell and Garland's rule
 };
 
-// ---- COO, CSR, CSC ----------------------------------------------------------
+namespace detail {
+/// The conversion from CSR to format F behind to_coo, to_ell, ... (a
+/// function object, so that one definition serves every format). It checks
+/// the parameters of `options` that F uses (InvalidInput), then converts a
+/// host CSR on the host and a device CSR on the backend that owns its memory
+/// (Unsupported where that backend has no conversion to F).
+template <Format F>
+struct ToFormat {
+  template <Value T, Index I>
+  FormatType<F, T, I> operator()(const Csr<T, I>& A, const ConvertOptions& options = {}) const;
+};
+}  // namespace detail
 
-/// Sorts by (row, column) and sums duplicates.
-template <Value T, Index I>
-Csr<T, I> to_csr(const Coo<T, I>& A);
-template <Value T, Index I>
-Csr<T, I> to_csr(const Csc<T, I>& A);
-template <Value T, Index I>
-Coo<T, I> to_coo(const Csr<T, I>& A);
-template <Value T, Index I>
-Csc<T, I> to_csc(const Csr<T, I>& A);
+// ---- CSR → format -----------------------------------------------------------
+// The padded formats refuse (Unsupported, naming the size they would have)
+// when their storage would exceed the budget of ConvertOptions or its offsets
+// would not fit the index type ("index overflow"); BCSR also when its fill is
+// below min_block_fill.
+
+/// COO sorted by (row, column).
+inline constexpr detail::ToFormat<Format::Coo> to_coo{};
+/// CSC (host only).
+inline constexpr detail::ToFormat<Format::Csc> to_csc{};
+/// ELL of width = the longest row.
+inline constexpr detail::ToFormat<Format::Ell> to_ell{};
+/// SELL-C-σ with C = slice_size, σ = sigma, widths padded to a multiple of
+/// threads_per_row.
+inline constexpr detail::ToFormat<Format::Sell> to_sell{};
+/// HLL with hacks of hack_size rows.
+inline constexpr detail::ToFormat<Format::Hll> to_hll{};
+/// HYB with ELL width K = hyb_width (at most the longest row), or Bell and
+/// Garland's K when hyb_width = -1.
+inline constexpr detail::ToFormat<Format::Hyb> to_hyb{};
+/// JAD (no parameters; no padding, so no refusal).
+inline constexpr detail::ToFormat<Format::Jad> to_jad{};
+/// DIA with every occupied diagonal.
+inline constexpr detail::ToFormat<Format::Dia> to_dia{};
+/// HDI with hacks of hack_size rows.
+inline constexpr detail::ToFormat<Format::Hdi> to_hdi{};
+/// BCSR with blocks of block_size (1..32).
+inline constexpr detail::ToFormat<Format::Bcsr> to_bcsr{};
+
+// ---- format → CSR -----------------------------------------------------------
+
+/// The formats to_csr takes: every format but CSR itself.
+template <class M>
+concept ConvertibleToCsr = SparseMatrix<M> && M::kFormat != Format::Csr;
+
+/// Any format → CSR, on the host. From COO: sorted by (row, column),
+/// duplicates summed. From the padded formats exact: padding never
+/// reappears, and explicit zeros (DIA, HDI, BCSR) stay entries.
+template <ConvertibleToCsr M>
+Csr<typename M::value_type, typename M::index_type> to_csr(const M& A);
 
 /// Canonical COO: sorted by (row, column), duplicates summed.
 template <Value T, Index I>
 Coo<T, I> sort_coo(const Coo<T, I>& A);
-
-// ---- ELLPACK family, HYB, JAD ----------------------------------------------
-// CSR → format conversions refuse (Unsupported, naming the size) when the
-// padded storage would exceed the budget of ConvertOptions or its offsets
-// would not fit the index type ("index overflow"); they throw InvalidInput
-// for invalid parameters. Format → CSR is exact: padding never reappears.
-
-/// ELL of width = the longest row.
-template <Value T, Index I>
-Ell<T, I> to_ell(const Csr<T, I>& A, const ConvertOptions& options = {});
-template <Value T, Index I>
-Csr<T, I> to_csr(const Ell<T, I>& A);
-
-/// SELL-C-σ with C = slice_size, σ = sigma, widths padded to a multiple of
-/// threads_per_row.
-template <Value T, Index I>
-Sell<T, I> to_sell(const Csr<T, I>& A, const ConvertOptions& options = {});
-template <Value T, Index I>
-Csr<T, I> to_csr(const Sell<T, I>& A);
-
-/// HLL with hacks of hack_size rows.
-template <Value T, Index I>
-Hll<T, I> to_hll(const Csr<T, I>& A, const ConvertOptions& options = {});
-template <Value T, Index I>
-Csr<T, I> to_csr(const Hll<T, I>& A);
-
-/// HYB with ELL width K = hyb_width (at most the longest row), or Bell and
-/// Garland's K when hyb_width = -1.
-template <Value T, Index I>
-Hyb<T, I> to_hyb(const Csr<T, I>& A, const ConvertOptions& options = {});
-template <Value T, Index I>
-Csr<T, I> to_csr(const Hyb<T, I>& A);
-
-/// JAD (no parameters; no padding, so no refusal).
-template <Value T, Index I>
-Jad<T, I> to_jad(const Csr<T, I>& A, const ConvertOptions& options = {});
-template <Value T, Index I>
-Csr<T, I> to_csr(const Jad<T, I>& A);
-// ---- DIA, HDI, BCSR (src/core/convert_{dia,hdi,bcsr}.cpp) -------------------
-// CSR → format refuses (Unsupported, with the size it would have) when the
-// padded storage exceeds the budget of `options`, and BCSR also when its fill
-// is below options.min_block_fill. The way back is exact, explicit zeros
-// included (they are kept in the formats' ExplicitZeros list).
-
-template <Value T, Index I>
-Dia<T, I> to_dia(const Csr<T, I>& A, const ConvertOptions& options = {});
-template <Value T, Index I>
-Csr<T, I> to_csr(const Dia<T, I>& A);
-/// Hacks of options.hack_size rows.
-template <Value T, Index I>
-Hdi<T, I> to_hdi(const Csr<T, I>& A, const ConvertOptions& options = {});
-template <Value T, Index I>
-Csr<T, I> to_csr(const Hdi<T, I>& A);
-/// Blocks of options.block_size (1..32).
-template <Value T, Index I>
-Bcsr<T, I> to_bcsr(const Csr<T, I>& A, const ConvertOptions& options = {});
-template <Value T, Index I>
-Csr<T, I> to_csr(const Bcsr<T, I>& A);
 
 // ---- generic ----------------------------------------------------------------
 

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <variant>
 
 #include "spx/formats/bcsr.hpp"
@@ -30,6 +32,18 @@ using MatrixRef =
     std::variant<const Coo<T, I>*, const Csr<T, I>*, const Csc<T, I>*, const Ell<T, I>*,
                  const Sell<T, I>*, const Hll<T, I>*, const Dia<T, I>*, const Hdi<T, I>*,
                  const Hyb<T, I>*, const Jad<T, I>*, const Bcsr<T, I>*>;
+
+/// The type of format F: FormatType<Format::Ell, T, I> is Ell<T, I> (Matrix
+/// lists the formats in the order of enum Format).
+template <Format F, Value T, Index I>
+using FormatType = std::variant_alternative_t<static_cast<std::size_t>(F), Matrix<T, I>>;
+static_assert(
+    []<std::size_t... k>(std::index_sequence<k...>) {
+      return ((std::variant_alternative_t<k, Matrix<float, std::int32_t>>::kFormat ==
+               static_cast<Format>(k)) &&
+              ...);
+    }(std::make_index_sequence<std::variant_size_v<Matrix<float, std::int32_t>>>{}),
+    "Matrix must list the formats in the order of enum Format");
 
 /// A format type of SpX.
 template <class M>

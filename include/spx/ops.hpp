@@ -12,12 +12,17 @@
 
 namespace spx {
 
-struct SpmvOptions {
+/// What a product (spmv, spmm, batch_spmv) may be told.
+struct ProductOptions {
+  /// Auto resolves by the rule registered for the format and backend; the
+  /// algorithm that ran is reported in RunInfo.
   Algorithm algorithm = Algorithm::Auto;
   /// cudaStream_t for device products (nullptr: the default stream). The call
   /// returns when the product is enqueued; synchronize the stream to wait.
   CUstream_st* stream = nullptr;
 };
+using SpmvOptions = ProductOptions;
+using SpmmOptions = ProductOptions;
 
 /// What ran.
 struct RunInfo {
@@ -58,13 +63,6 @@ RunInfo spmv(std::type_identity_t<T> alpha, const Matrix<T, I>& A,
 }
 
 // ---- SpMM -------------------------------------------------------------------
-
-struct SpmmOptions {
-  Algorithm algorithm = Algorithm::Auto;
-  /// cudaStream_t for device products (nullptr: the default stream). The call
-  /// returns when the product is enqueued; synchronize the stream to wait.
-  CUstream_st* stream = nullptr;
-};
 
 /// A read-only view of the same dense matrix.
 template <class T>

@@ -37,28 +37,24 @@ struct KernelInfo {
   bool baseline = false;      ///< a third-party implementation (cuSPARSE, Eigen)
 };
 
-/// y = alpha*A*x + beta*y. The dispatcher has validated shapes and spaces and
-/// handled the trivial cases (no rows, no nonzeros, alpha = 0): a kernel sees
-/// rows > 0, nnz > 0, alpha != 0. With beta = 0 it must not read y.
-template <Value T, Index I>
-struct SpmvKernel {
+/// y = alpha*A*x + beta*y for A a single matrix (Ref = MatrixRef<T, I>, the
+/// kernels of spmv) or a batch (Ref = BatchRef<T, I>, the kernels of
+/// batch_spmv: y_i = alpha*A_i*x_i + beta*y_i for every matrix i, x and y
+/// concatenated by the batch's column and row offsets). The dispatcher has
+/// validated shapes and spaces and handled the trivial cases (no rows, no
+/// nonzeros, alpha = 0): a kernel sees rows > 0, nnz > 0, alpha != 0 (the
+/// single matrices of a batch may still be empty: 0 rows, 0 columns, no
+/// entries, empty rows). With beta = 0 it must not read y.
+template <Value T, class Ref>
+struct VectorKernel {
   KernelInfo info;
-  std::function<std::string(MatrixRef<T, I>)> can_run;
-  std::function<void(T alpha, MatrixRef<T, I> A, const T* x, T beta, T* y, const ExecContext&)> run;
+  std::function<std::string(Ref)> can_run;
+  std::function<void(T alpha, Ref A, const T* x, T beta, T* y, const ExecContext&)> run;
 };
-
-/// Batched SpMV: y_i = alpha*A_i*x_i + beta*y_i for every matrix i of a batch,
-/// x and y concatenated by the batch's column and row offsets. The dispatcher
-/// (src/core/batch_ops.cpp) has validated sizes and spaces and handled the
-/// trivial cases: a kernel sees total rows > 0, nnz > 0 and alpha != 0, but
-/// single matrices may still be empty (0 rows, 0 columns, no entries, empty
-/// rows). With beta = 0 it must not read y.
 template <Value T, Index I>
-struct BatchSpmvKernel {
-  KernelInfo info;
-  std::function<std::string(BatchRef<T, I>)> can_run;
-  std::function<void(T alpha, BatchRef<T, I> A, const T* x, T beta, T* y, const ExecContext&)> run;
-};
+using SpmvKernel = VectorKernel<T, MatrixRef<T, I>>;
+template <Value T, Index I>
+using BatchSpmvKernel = VectorKernel<T, BatchRef<T, I>>;
 
 /// What an SpMM kernel may depend on besides the matrix: the width of B and
 /// C and their storage.
@@ -156,38 +152,24 @@ class Registry {
   template <class M>
   void add_spmv(KernelInfo info, std::function<std::string(const M&)> can_run,
                 std::function<void(T, const M&, const T*, T, T*, const ExecContext&)> run) {
-    info.op = Op::Spmv;
-    info.format = M::kFormat;
-    spmv_.push_back(SpmvKernel<T, I>{
-        info, [can_run](MatrixRef<T, I> A) { return can_run(*std::get<const M*>(A)); },
-        [run](T alpha, MatrixRef<T, I> A, const T* x, T beta, T* y, const ExecContext& ctx) {
-          run(alpha, *std::get<const M*>(A), x, beta, y, ctx);
-        }});
+    spmv_.push_back(vector_kernel<MatrixRef<T, I>>(Op::Spmv, info, can_run, run));
   }
   /// Sets the rule that resolves `Auto` for format `M` on `backend`.
   template <class M>
   void set_spmv_auto(Backend backend, std::function<Algorithm(const M&)> rule) {
-    auto_rules_.push_back(
-        {M::kFormat, backend, [rule](MatrixRef<T, I> A) { return rule(*std::get<const M*>(A)); }});
+    spmv_rules_.push_back(auto_rule<MatrixRef<T, I>>(backend, rule));
   }
 
   /// Registers a batch kernel written for one concrete batch format `B`.
   template <class B>
   void add_batch_spmv(KernelInfo info, std::function<std::string(const B&)> can_run,
                       std::function<void(T, const B&, const T*, T, T*, const ExecContext&)> run) {
-    info.op = Op::BatchSpmv;
-    info.format = B::kFormat;
-    batch_spmv_.push_back(BatchSpmvKernel<T, I>{
-        info, [can_run](BatchRef<T, I> A) { return can_run(*std::get<const B*>(A)); },
-        [run](T alpha, BatchRef<T, I> A, const T* x, T beta, T* y, const ExecContext& ctx) {
-          run(alpha, *std::get<const B*>(A), x, beta, y, ctx);
-        }});
+    batch_spmv_.push_back(vector_kernel<BatchRef<T, I>>(Op::BatchSpmv, info, can_run, run));
   }
   /// Sets the rule that resolves `Auto` for batch format `B` on `backend`.
   template <class B>
   void set_batch_spmv_auto(Backend backend, std::function<Algorithm(const B&)> rule) {
-    batch_auto_rules_.push_back(
-        {B::kFormat, backend, [rule](BatchRef<T, I> A) { return rule(*std::get<const B*>(A)); }});
+    batch_spmv_rules_.push_back(auto_rule<BatchRef<T, I>>(backend, rule));
   }
 
   /// Registers an SpMM kernel written for one concrete format `M`.
@@ -200,48 +182,61 @@ class Registry {
     info.format = M::kFormat;
     spmm_.push_back(SpmmKernel<T, I>{
         info,
-        [can_run](MatrixRef<T, I> A, const SpmmShape& shape) {
-          return can_run(*std::get<const M*>(A), shape);
-        },
+        [can_run](MatrixRef<T, I> A, const SpmmShape& shape) { return can_run(as<M>(A), shape); },
         [run](T alpha, MatrixRef<T, I> A, DenseView<const T> B, T beta, DenseView<T> C,
-              const ExecContext& ctx) { run(alpha, *std::get<const M*>(A), B, beta, C, ctx); }});
+              const ExecContext& ctx) { run(alpha, as<M>(A), B, beta, C, ctx); }});
   }
   /// Sets the rule that resolves `Auto` for SpMM with format `M` on `backend`.
   template <class M>
   void set_spmm_auto(Backend backend, std::function<Algorithm(const M&, const SpmmShape&)> rule) {
-    spmm_auto_rules_.push_back(
-        {M::kFormat, backend, [rule](MatrixRef<T, I> A, const SpmmShape& shape) {
-           return rule(*std::get<const M*>(A), shape);
-         }});
+    spmm_rules_.push_back(auto_rule<MatrixRef<T, I>>(backend, rule));
   }
 
  private:
   Registry();
   static Registry& mutable_instance();
-  std::vector<std::pair<Backend, VectorOps<T>>> vector_ops_;
-  std::vector<Conversion<T, I>> conversions_;
+
+  /// The rule that resolves `Auto` for one format on one backend, taking the
+  /// operand (MatrixRef or BatchRef) and what else the operation passes.
+  template <class Ref, class... Args>
   struct AutoRule {
     Format format;
     Backend backend;
-    std::function<Algorithm(MatrixRef<T, I>)> rule;
+    std::function<Algorithm(Ref, Args...)> rule;
   };
-  std::vector<SpmvKernel<T, I>> spmv_;
-  std::vector<AutoRule> auto_rules_;
-  struct BatchAutoRule {
-    Format format;
-    Backend backend;
-    std::function<Algorithm(BatchRef<T, I>)> rule;
-  };
-  std::vector<BatchSpmvKernel<T, I>> batch_spmv_;
-  std::vector<BatchAutoRule> batch_auto_rules_;
 
-  struct SpmmAutoRule {
-    Format format;
-    Backend backend;
-    std::function<Algorithm(MatrixRef<T, I>, const SpmmShape&)> rule;
-  };
+  /// The concrete format M behind a MatrixRef or BatchRef.
+  template <class M, class Ref>
+  static const M& as(Ref A) {
+    return *std::get<const M*>(A);
+  }
+  /// A kernel written for format M, as one taking Ref.
+  template <class Ref, class M>
+  static VectorKernel<T, Ref> vector_kernel(
+      Op op, KernelInfo info, std::function<std::string(const M&)> can_run,
+      std::function<void(T, const M&, const T*, T, T*, const ExecContext&)> run) {
+    info.op = op;
+    info.format = M::kFormat;
+    return {info, [can_run](Ref A) { return can_run(as<M>(A)); },
+            [run](T alpha, Ref A, const T* x, T beta, T* y, const ExecContext& ctx) {
+              run(alpha, as<M>(A), x, beta, y, ctx);
+            }};
+  }
+  /// A rule written for format M, as one taking Ref.
+  template <class Ref, class M, class... Args>
+  static AutoRule<Ref, Args...> auto_rule(Backend backend,
+                                          std::function<Algorithm(const M&, Args...)> rule) {
+    return {M::kFormat, backend, [rule](Ref A, Args... args) { return rule(as<M>(A), args...); }};
+  }
+
+  std::vector<std::pair<Backend, VectorOps<T>>> vector_ops_;
+  std::vector<Conversion<T, I>> conversions_;
+  std::vector<SpmvKernel<T, I>> spmv_;
+  std::vector<AutoRule<MatrixRef<T, I>>> spmv_rules_;
+  std::vector<BatchSpmvKernel<T, I>> batch_spmv_;
+  std::vector<AutoRule<BatchRef<T, I>>> batch_spmv_rules_;
   std::vector<SpmmKernel<T, I>> spmm_;
-  std::vector<SpmmAutoRule> spmm_auto_rules_;
+  std::vector<AutoRule<MatrixRef<T, I>, const SpmmShape&>> spmm_rules_;
 };
 
 /// A `can_run` that always accepts.

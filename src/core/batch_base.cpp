@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "core/batch_util.hpp"
 #include "spx/batch/base.hpp"
 
 namespace spx::detail {
@@ -74,34 +75,49 @@ void BatchBase::copy_layout_from(const BatchBase& other, Space space) {
   cache_ = std::make_shared<StructureCache>();
 }
 
-std::vector<std::int64_t> checked_offsets(std::string_view format, std::string_view name,
-                                          const Array<std::int64_t>& offsets,
-                                          std::int64_t expected_size) {
+namespace {
+
+/// Host copy of user offsets: `expected_size` entries (any number >= 1 when
+/// negative), from 0, non-decreasing.
+std::vector<std::int64_t> checked_prefix_sums(std::string_view format, std::string_view name,
+                                              const Array<std::int64_t>& offsets,
+                                              std::int64_t expected_size) {
   std::vector<std::int64_t> off = offsets.to_vector();
   if (off.empty())
     throw InvalidInput(
-        fmt::format("{}: {} is empty; it needs count + 1 entries (a single 0 for "
-                    "an empty batch)",
+        fmt::format("{}: {} is empty; it needs count + 1 entries (a single 0 for an empty batch)",
                     format, name));
-  if (expected_size >= 0 && static_cast<std::int64_t>(off.size()) != expected_size)
-    throw InvalidInput(fmt::format("{}: {} has {} entries, expected count + 1 = {}", format, name,
-                                   off.size(), expected_size));
-  if (off[0] != 0)
-    throw InvalidInput(fmt::format("{}: {}[0] = {}, expected 0", format, name, off[0]));
-  for (std::size_t i = 0; i + 1 < off.size(); ++i)
-    if (off[i + 1] < off[i])
-      throw InvalidInput(fmt::format("{}: {} decreases at matrix {}: {}[{}] = {} < {}[{}] = {}",
-                                     format, name, i, name, i + 1, off[i + 1], name, i, off[i]));
+  const auto size = static_cast<std::int64_t>(off.size());
+  if (expected_size >= 0) check_length(format, name, size, expected_size, "count + 1");
+  check_monotone({format, name, "", "matrix", ""}, off.data(), size - 1);
   return off;
 }
 
-void check_extents_fit(std::string_view format, std::span<const std::int64_t> offsets,
+/// Throws InvalidInput unless every matrix's extent (rows, columns,
+/// nonzeros) fits the index type.
+void check_extents_fit(std::string_view format, const std::vector<std::int64_t>& offsets,
                        std::string_view what, std::int64_t index_max) {
   for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
     if (offsets[i + 1] - offsets[i] > index_max)
       throw InvalidInput(
           fmt::format("{}: matrix {} has {} {}, which does not fit the index type (max {})", format,
                       i, offsets[i + 1] - offsets[i], what, index_max));
+}
+
+}  // namespace
+
+BatchOffsets checked_offsets(std::string_view format, const Array<std::int64_t>& row_offsets,
+                             const Array<std::int64_t>& col_offsets,
+                             const Array<std::int64_t>* nnz_offsets, std::int64_t index_max) {
+  BatchOffsets off;
+  off.rows = checked_prefix_sums(format, "row_offsets", row_offsets, -1);
+  const auto size = static_cast<std::int64_t>(off.rows.size());
+  off.cols = checked_prefix_sums(format, "col_offsets", col_offsets, size);
+  if (nnz_offsets) off.nnz = checked_prefix_sums(format, "nnz_offsets", *nnz_offsets, size);
+  check_extents_fit(format, off.rows, "rows", index_max);
+  check_extents_fit(format, off.cols, "columns", index_max);
+  check_extents_fit(format, off.nnz, "nonzeros", index_max);
+  return off;
 }
 
 }  // namespace spx::detail

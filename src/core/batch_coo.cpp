@@ -21,59 +21,39 @@ BatchCoo<T, I>::BatchCoo(Array<std::int64_t> row_offsets, Array<std::int64_t> co
                          Array<std::int64_t> nnz_offsets, Array<I> row_idx, Array<I> col_idx,
                          Array<T> values, Check check)
     : row_idx_(std::move(row_idx)), col_idx_(std::move(col_idx)), values_(std::move(values)) {
-  const Space space = row_idx_.space();
   detail::check_same_space(kName, {row_offsets.space(), col_offsets.space(), nnz_offsets.space(),
                                    row_idx_.space(), col_idx_.space(), values_.space()});
-  std::vector<std::int64_t> rows = detail::checked_offsets(kName, "row_offsets", row_offsets, -1);
-  const auto size = static_cast<std::int64_t>(rows.size());
-  const std::int64_t count = size - 1;
-  std::vector<std::int64_t> cols = detail::checked_offsets(kName, "col_offsets", col_offsets, size);
-  std::vector<std::int64_t> nnz = detail::checked_offsets(kName, "nnz_offsets", nnz_offsets, size);
-  detail::check_length(kName, "row_idx", row_idx_.size(), nnz.back(), "nnz_offsets[count]");
-  detail::check_length(kName, "col_idx", col_idx_.size(), nnz.back(), "nnz_offsets[count]");
-  detail::check_length(kName, "values", values_.size(), nnz.back(), "nnz_offsets[count]");
-  constexpr std::int64_t kMax = std::numeric_limits<I>::max();
-  detail::check_extents_fit(kName, rows, "rows", kMax);
-  detail::check_extents_fit(kName, cols, "columns", kMax);
-  detail::check_extents_fit(kName, nnz, "nonzeros", kMax);
+  detail::BatchOffsets off = detail::checked_offsets(kName, row_offsets, col_offsets, &nnz_offsets,
+                                                     std::numeric_limits<I>::max());
+  const std::int64_t nnz = off.nnz.back();
+  detail::check_length(kName, "row_idx", row_idx_.size(), nnz, "nnz_offsets[count]");
+  detail::check_length(kName, "col_idx", col_idx_.size(), nnz, "nnz_offsets[count]");
+  detail::check_length(kName, "values", values_.size(), nnz, "nnz_offsets[count]");
 
   // Range checks (full validation) and the sortedness flag (always).
   const std::vector<I> r = row_idx_.to_vector();
   const std::vector<I> c = col_idx_.to_vector();
   sorted_ = true;
-  for (std::int64_t i = 0; i < count; ++i) {
-    const std::int64_t m = rows[i + 1] - rows[i], n = cols[i + 1] - cols[i];
-    for (std::int64_t k = nnz[i]; k < nnz[i + 1]; ++k) {
-      if (check == Check::Full) {
-        if (r[k] < 0 || r[k] >= m)
-          throw InvalidInput(fmt::format("{}: matrix {}: row_idx[{}] = {} is out of range [0, {})",
-                                         kName, i, k, r[k], m));
-        if (c[k] < 0 || c[k] >= n)
-          throw InvalidInput(fmt::format("{}: matrix {}: col_idx[{}] = {} is out of range [0, {})",
-                                         kName, i, k, c[k], n));
-      }
-      if (k > nnz[i] && sorted_) sorted_ = r[k - 1] < r[k] || (r[k - 1] == r[k] && c[k - 1] < c[k]);
-    }
+  for (std::int64_t i = 0; i < off.count(); ++i) {
+    const std::int64_t begin = off.nnz[i], end = off.nnz[i + 1];
+    if (check == Check::Full)
+      detail::check_coo_entries(detail::matrix_name(kName, i), r, c, begin, end,
+                                off.rows[i + 1] - off.rows[i], off.cols[i + 1] - off.cols[i]);
+    sorted_ = sorted_ && detail::coo_sorted(r, c, begin, end);
   }
-  std::vector<std::int64_t> value_offsets = nnz;
-  set_layout(std::move(rows), std::move(cols), std::move(value_offsets), std::move(nnz), space);
+  std::vector<std::int64_t> value_offsets = off.nnz;
+  set_layout(std::move(off.rows), std::move(off.cols), std::move(value_offsets), std::move(off.nnz),
+             row_idx_.space());
 }
 
 template <Value T, Index I>
 BatchCoo<T, I> BatchCoo<T, I>::from_matrices(std::span<const Csr<T, I>> matrices) {
   if (matrices.empty()) return BatchCoo();
   const Space space = matrices.front().space();
-  std::vector<std::int64_t> rows{0}, cols{0}, nnz{0};
+  const detail::BatchOffsets off = detail::offsets_of(kName, matrices);
   std::vector<I> ri, ci;
   std::vector<T> val;
-  for (std::size_t i = 0; i < matrices.size(); ++i) {
-    const auto& A = matrices[i];
-    if (A.space() != space)
-      throw InvalidInput(fmt::format("{}::from_matrices: matrix {} is in {} memory, matrix 0 in {}",
-                                     kName, i, to_string(A.space()), to_string(space)));
-    rows.push_back(rows.back() + A.rows());
-    cols.push_back(cols.back() + A.cols());
-    nnz.push_back(nnz.back() + A.nnz());
+  for (const auto& A : matrices) {
     const std::vector<I> ptr = A.row_ptr().to_vector();
     for (I row = 0; row < A.rows(); ++row)
       for (I k = ptr[row]; k < ptr[row + 1]; ++k)
@@ -83,8 +63,8 @@ BatchCoo<T, I> BatchCoo<T, I>::from_matrices(std::span<const Csr<T, I>> matrices
     for (T v : A.values().to_vector())
       val.push_back(v);
   }
-  return BatchCoo(Array<std::int64_t>(rows, space), Array<std::int64_t>(cols, space),
-                  Array<std::int64_t>(nnz, space), Array<I>(ri, space), Array<I>(ci, space),
+  return BatchCoo(Array<std::int64_t>(off.rows, space), Array<std::int64_t>(off.cols, space),
+                  Array<std::int64_t>(off.nnz, space), Array<I>(ri, space), Array<I>(ci, space),
                   Array<T>(val, space), Check::Trusted);
 }
 

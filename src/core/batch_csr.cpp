@@ -20,37 +20,33 @@ BatchCsr<T, I>::BatchCsr(Array<std::int64_t> row_offsets, Array<std::int64_t> co
                          Array<std::int64_t> nnz_offsets, Array<I> row_ptr, Array<I> col_idx,
                          Array<T> values, Check check)
     : row_ptr_(std::move(row_ptr)), col_idx_(std::move(col_idx)), values_(std::move(values)) {
-  const Space space = row_ptr_.space();
   detail::check_same_space(kName, {row_offsets.space(), col_offsets.space(), nnz_offsets.space(),
                                    row_ptr_.space(), col_idx_.space(), values_.space()});
   // The offsets and the array lengths are checked even for trusted input:
   // they are cheap and every kernel's bounds depend on them.
-  std::vector<std::int64_t> rows = detail::checked_offsets(kName, "row_offsets", row_offsets, -1);
-  const auto size = static_cast<std::int64_t>(rows.size());
-  const std::int64_t count = size - 1;
-  std::vector<std::int64_t> cols = detail::checked_offsets(kName, "col_offsets", col_offsets, size);
-  std::vector<std::int64_t> nnz = detail::checked_offsets(kName, "nnz_offsets", nnz_offsets, size);
-  detail::check_length(kName, "row_ptr", row_ptr_.size(), rows.back() + count,
+  detail::BatchOffsets off = detail::checked_offsets(kName, row_offsets, col_offsets, &nnz_offsets,
+                                                     std::numeric_limits<I>::max());
+  const std::int64_t count = off.count();
+  detail::check_length(kName, "row_ptr", row_ptr_.size(), off.rows.back() + count,
                        "total rows + one per matrix");
-  detail::check_length(kName, "col_idx", col_idx_.size(), nnz.back(), "nnz_offsets[count]");
-  detail::check_length(kName, "values", values_.size(), nnz.back(), "nnz_offsets[count]");
-  constexpr std::int64_t kMax = std::numeric_limits<I>::max();
-  detail::check_extents_fit(kName, rows, "rows", kMax);
-  detail::check_extents_fit(kName, cols, "columns", kMax);
-  detail::check_extents_fit(kName, nnz, "nonzeros", kMax);
+  detail::check_length(kName, "col_idx", col_idx_.size(), off.nnz.back(), "nnz_offsets[count]");
+  detail::check_length(kName, "values", values_.size(), off.nnz.back(), "nnz_offsets[count]");
 
   if (check == Check::Full) {
     const std::vector<I> ptr = row_ptr_.to_vector();
     const std::vector<I> col = col_idx_.to_vector();
     for (std::int64_t i = 0; i < count; ++i) {
-      const std::int64_t ptr_pos = rows[i] + i;
-      detail::check_csr_matrix<I>(kName, detail::matrix_name(i), ptr.data() + ptr_pos, ptr_pos,
-                                  col.data() + nnz[i], nnz[i], rows[i + 1] - rows[i],
-                                  cols[i + 1] - cols[i], nnz[i + 1] - nnz[i]);
+      const std::string who = detail::matrix_name(kName, i);
+      const std::int64_t ptr_pos = off.rows[i] + i, col_pos = off.nnz[i];
+      detail::check_compressed({who, "row_ptr", "col_idx", "its row", "column indices"},
+                               ptr.data() + ptr_pos, off.rows[i + 1] - off.rows[i],
+                               col.data() + col_pos, off.nnz[i + 1] - col_pos,
+                               off.cols[i + 1] - off.cols[i], ptr_pos, col_pos);
     }
   }
-  std::vector<std::int64_t> value_offsets = nnz;
-  set_layout(std::move(rows), std::move(cols), std::move(value_offsets), std::move(nnz), space);
+  std::vector<std::int64_t> value_offsets = off.nnz;
+  set_layout(std::move(off.rows), std::move(off.cols), std::move(value_offsets), std::move(off.nnz),
+             row_ptr_.space());
 }
 
 template <Value T, Index I>
@@ -68,13 +64,13 @@ BatchCsr<T, I> BatchCsr<T, I>::uniform(std::int64_t count, I rows, I cols, Array
   const std::vector<I> ptr = row_ptr.to_vector();
   if (check == Check::Full) {
     const std::vector<I> col = col_idx.to_vector();
-    detail::check_csr_matrix<I>(kName, "the shared pattern", ptr.data(), 0, col.data(), 0, rows,
-                                cols, nnz);
+    detail::check_compressed({fmt::format("{}: the shared pattern", kName), "row_ptr", "col_idx",
+                              "its row", "column indices"},
+                             ptr.data(), rows, col.data(), nnz, cols);
   } else if (ptr.back() != nnz) {
     throw InvalidInput(
-        fmt::format("{}: the shared pattern's row_ptr ends at {} but col_idx has {} "
-                    "entries",
-                    kName, ptr.back(), nnz));
+        fmt::format("{}: the shared pattern's row_ptr ends at {} but col_idx has {} entries", kName,
+                    ptr.back(), nnz));
   }
   detail::checked_mul(count, std::int64_t{rows} + 1, "count x rows");
   detail::checked_mul(count, std::int64_t{cols} + 1, "count x columns");
@@ -100,22 +96,13 @@ template <Value T, Index I>
 BatchCsr<T, I> BatchCsr<T, I>::from_matrices(std::span<const Csr<T, I>> matrices) {
   if (matrices.empty()) return BatchCsr();
   const Space space = matrices.front().space();
-  std::vector<std::int64_t> rows{0}, cols{0}, nnz{0};
-  for (std::size_t i = 0; i < matrices.size(); ++i) {
-    const auto& A = matrices[i];
-    if (A.space() != space)
-      throw InvalidInput(fmt::format("{}::from_matrices: matrix {} is in {} memory, matrix 0 in {}",
-                                     kName, i, to_string(A.space()), to_string(space)));
-    rows.push_back(rows.back() + A.rows());
-    cols.push_back(cols.back() + A.cols());
-    nnz.push_back(nnz.back() + A.nnz());
-  }
+  const detail::BatchOffsets off = detail::offsets_of(kName, matrices);
   std::vector<I> ptr;
   std::vector<I> col;
   std::vector<T> val;
-  ptr.reserve(static_cast<std::size_t>(rows.back()) + matrices.size());
-  col.reserve(static_cast<std::size_t>(nnz.back()));
-  val.reserve(static_cast<std::size_t>(nnz.back()));
+  ptr.reserve(static_cast<std::size_t>(off.rows.back()) + matrices.size());
+  col.reserve(static_cast<std::size_t>(off.nnz.back()));
+  val.reserve(static_cast<std::size_t>(off.nnz.back()));
   for (const auto& A : matrices) {
     for (I p : A.row_ptr().to_vector())
       ptr.push_back(p);
@@ -124,8 +111,8 @@ BatchCsr<T, I> BatchCsr<T, I>::from_matrices(std::span<const Csr<T, I>> matrices
     for (T v : A.values().to_vector())
       val.push_back(v);
   }
-  return BatchCsr(Array<std::int64_t>(rows, space), Array<std::int64_t>(cols, space),
-                  Array<std::int64_t>(nnz, space), Array<I>(ptr, space), Array<I>(col, space),
+  return BatchCsr(Array<std::int64_t>(off.rows, space), Array<std::int64_t>(off.cols, space),
+                  Array<std::int64_t>(off.nnz, space), Array<I>(ptr, space), Array<I>(col, space),
                   Array<T>(val, space), Check::Trusted);
 }
 

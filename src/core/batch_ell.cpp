@@ -21,16 +21,12 @@ BatchEll<T, I>::BatchEll(Array<std::int64_t> row_offsets, Array<std::int64_t> co
                          Array<I> widths, Array<I> row_len, Array<I> col_idx, Array<T> values,
                          Check check)
     : row_len_(std::move(row_len)), col_idx_(std::move(col_idx)), values_(std::move(values)) {
-  const Space space = row_len_.space();
   detail::check_same_space(kName, {row_offsets.space(), col_offsets.space(), widths.space(),
                                    row_len_.space(), col_idx_.space(), values_.space()});
-  std::vector<std::int64_t> rows = detail::checked_offsets(kName, "row_offsets", row_offsets, -1);
-  const auto size = static_cast<std::int64_t>(rows.size());
-  const std::int64_t count = size - 1;
-  std::vector<std::int64_t> cols = detail::checked_offsets(kName, "col_offsets", col_offsets, size);
-  constexpr std::int64_t kMax = std::numeric_limits<I>::max();
-  detail::check_extents_fit(kName, rows, "rows", kMax);
-  detail::check_extents_fit(kName, cols, "columns", kMax);
+  detail::BatchOffsets off = detail::checked_offsets(kName, row_offsets, col_offsets, nullptr,
+                                                     std::numeric_limits<I>::max());
+  std::vector<std::int64_t>&rows = off.rows, &cols = off.cols;
+  const std::int64_t count = off.count(), size = count + 1;
 
   // Widths → slot offsets (rows x width per matrix, overflow-checked).
   widths_ = widths.to_vector();
@@ -83,23 +79,17 @@ BatchEll<T, I>::BatchEll(Array<std::int64_t> row_offsets, Array<std::int64_t> co
     }
     nnz[i + 1] = nnz[i] + entries;
   }
-  set_layout(std::move(rows), std::move(cols), std::move(slots), std::move(nnz), space);
+  set_layout(std::move(rows), std::move(cols), std::move(slots), std::move(nnz), row_len_.space());
 }
 
 template <Value T, Index I>
 BatchEll<T, I> BatchEll<T, I>::from_matrices(std::span<const Csr<T, I>> matrices) {
   if (matrices.empty()) return BatchEll();
   const Space space = matrices.front().space();
-  std::vector<std::int64_t> rows{0}, cols{0};
+  const detail::BatchOffsets off = detail::offsets_of(kName, matrices);
   std::vector<I> widths, len, col;
   std::vector<T> val;
-  for (std::size_t i = 0; i < matrices.size(); ++i) {
-    const auto& A = matrices[i];
-    if (A.space() != space)
-      throw InvalidInput(fmt::format("{}::from_matrices: matrix {} is in {} memory, matrix 0 in {}",
-                                     kName, i, to_string(A.space()), to_string(space)));
-    rows.push_back(rows.back() + A.rows());
-    cols.push_back(cols.back() + A.cols());
+  for (const auto& A : matrices) {
     const std::vector<I> ptr = A.row_ptr().to_vector();
     const std::vector<I> c = A.col_idx().to_vector();
     const std::vector<T> v = A.values().to_vector();
@@ -121,7 +111,7 @@ BatchEll<T, I> BatchEll<T, I>::from_matrices(std::span<const Csr<T, I>> matrices
       }
     }
   }
-  return BatchEll(Array<std::int64_t>(rows, space), Array<std::int64_t>(cols, space),
+  return BatchEll(Array<std::int64_t>(off.rows, space), Array<std::int64_t>(off.cols, space),
                   Array<I>(widths, space), Array<I>(len, space), Array<I>(col, space),
                   Array<T>(val, space), Check::Trusted);
 }

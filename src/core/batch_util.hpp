@@ -2,15 +2,18 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <limits>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "core/validate.hpp"
 #include "spx/batch/base.hpp"
 #include "spx/core/array.hpp"
+#include "spx/formats/csr.hpp"
 
 namespace spx::detail {
 
@@ -24,56 +27,43 @@ Array<U> slice(const Array<U>& a, std::int64_t begin, std::int64_t n) {
   return out;
 }
 
-/// Throws InvalidInput unless array `name` has `expected` entries.
-inline void check_length(std::string_view format, std::string_view name, std::size_t got,
-                         std::int64_t expected, std::string_view why) {
-  if (static_cast<std::int64_t>(got) != expected)
-    throw InvalidInput(
-        fmt::format("{}: {} has {} entries, expected {} ({})", format, name, got, expected, why));
-}
+/// Host prefix sums of a batch: matrix i has rows[i+1] − rows[i] rows,
+/// cols[i+1] − cols[i] columns and nnz[i+1] − nnz[i] nonzeros (nnz is empty
+/// where the format derives it, as ELL does from its row lengths).
+struct BatchOffsets {
+  std::vector<std::int64_t> rows, cols, nnz;
+  std::int64_t count() const { return static_cast<std::int64_t>(rows.size()) - 1; }
+};
 
-/// Validates one matrix's compressed rows: ptr[0..m] (at position ptr_pos of
-/// the concatenated row_ptr) starts at 0, never decreases and ends at nnz;
-/// col[0..nnz) (at position col_pos of col_idx) lies in [0, n) and increases
-/// strictly within each row. `who` names the matrix ("matrix 7", "the shared
-/// pattern").
-template <class I>
-void check_csr_matrix(std::string_view format, std::string_view who, const I* ptr,
-                      std::int64_t ptr_pos, const I* col, std::int64_t col_pos, std::int64_t m,
-                      std::int64_t n, std::int64_t nnz) {
-  if (ptr[0] != 0)
-    throw InvalidInput(fmt::format("{}: {}: row_ptr[{}] = {} (its row 0), expected 0", format, who,
-                                   ptr_pos, ptr[0]));
-  for (std::int64_t r = 0; r < m; ++r)
-    if (ptr[r + 1] < ptr[r])
-      throw InvalidInput(
-          fmt::format("{}: {}: row_ptr decreases at its row {}: row_ptr[{}] = {} < "
-                      "row_ptr[{}] = {}",
-                      format, who, r, ptr_pos + r + 1, ptr[r + 1], ptr_pos + r, ptr[r]));
-  if (static_cast<std::int64_t>(ptr[m]) != nnz)
-    throw InvalidInput(
-        fmt::format("{}: {}: row_ptr[{}] = {} (its end) but the matrix has {} "
-                    "nonzeros",
-                    format, who, ptr_pos + m, ptr[m], nnz));
-  for (std::int64_t r = 0; r < m; ++r) {
-    for (std::int64_t k = ptr[r]; k < ptr[r + 1]; ++k) {
-      if (col[k] < 0 || col[k] >= n)
-        throw InvalidInput(
-            fmt::format("{}: {}: col_idx[{}] = {} in its row {} is out of range "
-                        "[0, {})",
-                        format, who, col_pos + k, col[k], r, n));
-      if (k > ptr[r] && col[k] <= col[k - 1])
-        throw InvalidInput(fmt::format(
-            "{}: {}: column indices not strictly increasing in its row {}: col_idx[{}] = {} after "
-            "{} (indices must be sorted and unique)",
-            format, who, r, col_pos + k, col[k], col[k - 1]));
-    }
+/// The user offsets of a batch, checked: row_offsets (count + 1 entries),
+/// col_offsets and, when given, nnz_offsets of the same length, each from 0
+/// and non-decreasing; every matrix's extents fit index type I. Messages name
+/// the format, the array and the matrix.
+BatchOffsets checked_offsets(std::string_view format, const Array<std::int64_t>& row_offsets,
+                             const Array<std::int64_t>& col_offsets,
+                             const Array<std::int64_t>* nnz_offsets, std::int64_t index_max);
+
+/// The offsets of the batch made of `matrices` (from_matrices), and their
+/// space; throws InvalidInput unless all live in one space.
+template <Value T, Index I>
+BatchOffsets offsets_of(std::string_view format, std::span<const Csr<T, I>> matrices) {
+  BatchOffsets off{{0}, {0}, {0}};
+  for (std::size_t i = 0; i < matrices.size(); ++i) {
+    const Csr<T, I>& A = matrices[i];
+    if (A.space() != matrices.front().space())
+      throw InvalidInput(fmt::format("{}::from_matrices: matrix {} is in {} memory, matrix 0 in {}",
+                                     format, i, to_string(A.space()),
+                                     to_string(matrices.front().space())));
+    off.rows.push_back(off.rows.back() + A.rows());
+    off.cols.push_back(off.cols.back() + A.cols());
+    off.nnz.push_back(off.nnz.back() + A.nnz());
   }
+  return off;
 }
 
-/// Name for messages: "matrix 7".
-inline std::string matrix_name(std::int64_t i) {
-  return fmt::format("matrix {}", i);
+/// Name for messages: "BatchCsr: matrix 7".
+inline std::string matrix_name(std::string_view format, std::int64_t i) {
+  return fmt::format("{}: matrix {}", format, i);
 }
 
 }  // namespace spx::detail

@@ -1,5 +1,4 @@
-// Host conversions between COO, CSR and CSC, the generic convert() entry, and
-// type casts.
+// Host conversions between COO, CSR and CSC, and type casts.
 #include "spx/convert.hpp"
 
 #include <algorithm>
@@ -9,9 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/checked.hpp"
-#include "core/convert_formats.hpp"
-#include "core/instantiate.hpp"
-#include "core/convert_checks.hpp"
+#include "core/convert_host.hpp"
 
 namespace spx {
 namespace detail {
@@ -96,18 +93,19 @@ void compress(I outer, const I* outer_idx, const I* inner_idx, const T* vals, st
   }
 }
 
-/// Transposes compressed storage (CSR ↔ CSC): output slices come out sorted.
-template <Value T, Index I>
-void transpose_compressed(I outer, I inner, const Array<I>& ptr, const Array<I>& idx,
-                          const Array<T>& val, Array<I>& tptr, Array<I>& tidx, Array<T>& tval) {
+/// The transpose of compressed storage (CSR → CSC, CSC → CSR): the `outer`
+/// slices of ptr/idx/val, of indices in [0, inner), become the `inner` slices
+/// of the rows × cols matrix M, which come out sorted.
+template <class M, Value T, Index I>
+M transposed(I rows, I cols, I outer, I inner, const Array<I>& ptr, const Array<I>& idx,
+             const Array<T>& val) {
   const std::size_t nnz = idx.size();
   std::vector<I> count(static_cast<std::size_t>(inner) + 1, 0);
   for (std::size_t k = 0; k < nnz; ++k)
     ++count[idx[k] + 1];
   std::partial_sum(count.begin(), count.end(), count.begin());
-  tptr = Array<I>(count);
-  tidx = Array<I>(nnz);
-  tval = Array<T>(nnz);
+  Array<I> tidx(nnz);
+  Array<T> tval(nnz);
   std::vector<I> next(count.begin(), count.end() - 1);
   for (I r = 0; r < outer; ++r)
     for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
@@ -115,91 +113,57 @@ void transpose_compressed(I outer, I inner, const Array<I>& ptr, const Array<I>&
       tidx[dst] = r;
       tval[dst] = val[k];
     }
+  return M(rows, cols, Array<I>(count), std::move(tidx), std::move(tval), Check::Trusted);
 }
 
 }  // namespace
 
+namespace detail {
+
 template <Value T, Index I>
-Csr<T, I> to_csr(const Coo<T, I>& A) {
-  detail::require_host(A.space(), "COO to CSR");
-  Array<I> ptr, idx;
-  Array<T> val;
-  compress<T, I>(A.rows(), A.row_idx().data(), A.col_idx().data(), A.values().data(), A.nnz(), ptr,
-                 idx, val);
-  return Csr<T, I>(A.rows(), A.cols(), std::move(ptr), std::move(idx), std::move(val),
-                   Check::Trusted);
-}
+struct HostConversion<Coo<T, I>> {
+  static Coo<T, I> from_csr(const Csr<T, I>& A, const ConvertOptions&) {
+    Array<I> rows(static_cast<std::size_t>(A.nnz()));
+    const auto& ptr = A.row_ptr();
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (std::int64_t r = 0; r < A.rows(); ++r)
+      for (I k = ptr[r]; k < ptr[r + 1]; ++k)
+        rows[k] = static_cast<I>(r);
+    return Coo<T, I>(A.rows(), A.cols(), std::move(rows), A.col_idx().clone(), A.values().clone(),
+                     Check::Trusted);
+  }
+  static Csr<T, I> to_csr(const Coo<T, I>& A) {
+    Array<I> ptr, idx;
+    Array<T> val;
+    compress<T, I>(A.rows(), A.row_idx().data(), A.col_idx().data(), A.values().data(), A.nnz(),
+                   ptr, idx, val);
+    return Csr<T, I>(A.rows(), A.cols(), std::move(ptr), std::move(idx), std::move(val),
+                     Check::Trusted);
+  }
+};
+
+/// CSR ↔ CSC: a transposition either way.
+template <Value T, Index I>
+struct HostConversion<Csc<T, I>> {
+  static Csc<T, I> from_csr(const Csr<T, I>& A, const ConvertOptions&) {
+    return transposed<Csc<T, I>>(A.rows(), A.cols(), A.rows(), A.cols(), A.row_ptr(), A.col_idx(),
+                                 A.values());
+  }
+  static Csr<T, I> to_csr(const Csc<T, I>& A) {
+    return transposed<Csr<T, I>>(A.rows(), A.cols(), A.cols(), A.rows(), A.col_ptr(), A.row_idx(),
+                                 A.values());
+  }
+};
+
+}  // namespace detail
+
+SPX_INSTANTIATE_CONVERSION(Coo)
+SPX_INSTANTIATE_CONVERSION(Csc)
 
 template <Value T, Index I>
 Coo<T, I> sort_coo(const Coo<T, I>& A) {
   if (A.sorted()) return A.clone();
   return to_coo(to_csr(A));
-}
-
-template <Value T, Index I>
-Csr<T, I> to_csr(const Csc<T, I>& A) {
-  detail::require_host(A.space(), "CSC to CSR");
-  Array<I> ptr, idx;
-  Array<T> val;
-  transpose_compressed<T, I>(A.cols(), A.rows(), A.col_ptr(), A.row_idx(), A.values(), ptr, idx,
-                             val);
-  return Csr<T, I>(A.rows(), A.cols(), std::move(ptr), std::move(idx), std::move(val),
-                   Check::Trusted);
-}
-
-template <Value T, Index I>
-Csc<T, I> to_csc(const Csr<T, I>& A) {
-  detail::require_host(A.space(), "CSR to CSC");
-  Array<I> ptr, idx;
-  Array<T> val;
-  transpose_compressed<T, I>(A.rows(), A.cols(), A.row_ptr(), A.col_idx(), A.values(), ptr, idx,
-                             val);
-  return Csc<T, I>(A.rows(), A.cols(), std::move(ptr), std::move(idx), std::move(val),
-                   Check::Trusted);
-}
-
-template <Value T, Index I>
-Coo<T, I> to_coo(const Csr<T, I>& A) {
-  if (A.space() != Space::Host) return detail::convert_on_backend<Coo<T, I>>(A, {});
-  detail::require_host(A.space(), "CSR to COO");
-  Array<I> rows(static_cast<std::size_t>(A.nnz()));
-  const auto& ptr = A.row_ptr();
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (std::int64_t r = 0; r < A.rows(); ++r)
-    for (I k = ptr[r]; k < ptr[r + 1]; ++k)
-      rows[k] = static_cast<I>(r);
-  return Coo<T, I>(A.rows(), A.cols(), std::move(rows), A.col_idx().clone(), A.values().clone(),
-                   Check::Trusted);
-}
-
-template <Value T, Index I>
-Matrix<T, I> convert(const Csr<T, I>& A, Format to, const ConvertOptions& options) {
-  // A device CSR converts on the device where the target's to_* supports it
-  // (every format but CSC); the others refuse with their own message.
-  switch (to) {
-    case Format::Csr:
-      return A.clone();
-    case Format::Coo:
-      return to_coo(A);
-    case Format::Csc:
-      return to_csc(A);
-    default:
-      return detail::convert_other(A, to, options);
-  }
-}
-
-template <Value T, Index I>
-Csr<T, I> to_csr(MatrixRef<T, I> A) {
-  return std::visit(
-      [](auto* m) -> Csr<T, I> {
-        using M = std::remove_cvref_t<decltype(*m)>;
-        if constexpr (std::is_same_v<M, Csr<T, I>>) {
-          return m->clone();
-        } else {
-          return to_csr(*m);
-        }
-      },
-      A);
 }
 
 template <Value U, Index J, Value T, Index I>
@@ -219,17 +183,11 @@ Csr<U, J> cast(const Csr<T, I>& A) {
                    convert_array(A.values(), std::type_identity<U>{}), Check::Trusted);
 }
 
-#define SPX_INST(T, I)                                                            \
-  template Csr<T, I> to_csr(const Coo<T, I>&);                                    \
-  template Csr<T, I> to_csr(const Csc<T, I>&);                                    \
-  template Coo<T, I> to_coo(const Csr<T, I>&);                                    \
-  template Csc<T, I> to_csc(const Csr<T, I>&);                                    \
-  template Coo<T, I> sort_coo(const Coo<T, I>&);                                  \
-  template Matrix<T, I> convert(const Csr<T, I>&, Format, const ConvertOptions&); \
-  template Csr<T, I> to_csr(MatrixRef<T, I>);                                     \
-  template Csr<float, std::int32_t> cast(const Csr<T, I>&);                       \
-  template Csr<float, std::int64_t> cast(const Csr<T, I>&);                       \
-  template Csr<double, std::int32_t> cast(const Csr<T, I>&);                      \
+#define SPX_INST(T, I)                                       \
+  template Coo<T, I> sort_coo(const Coo<T, I>&);             \
+  template Csr<float, std::int32_t> cast(const Csr<T, I>&);  \
+  template Csr<float, std::int64_t> cast(const Csr<T, I>&);  \
+  template Csr<double, std::int32_t> cast(const Csr<T, I>&); \
   template Csr<double, std::int64_t> cast(const Csr<T, I>&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST

@@ -18,16 +18,10 @@
 
 namespace spx::detail {
 
-/// SELL: slice_size C >= 1, threads_per_row >= 1, sigma 1 or a multiple of C.
-void check_sell_options(const ConvertOptions& options);
-/// HLL: hack_size >= 1.
-void check_hll_options(const ConvertOptions& options);
-/// HDI: hack_size >= 1.
-void check_hdi_options(const ConvertOptions& options);
-/// HYB: hyb_width >= -1.
-void check_hyb_options(const ConvertOptions& options);
-/// BCSR: block_size in [1, max_block].
-void check_bcsr_options(const ConvertOptions& options, int max_block);
+/// Checks the parameters of `options` that format `f` uses (InvalidInput):
+/// SELL's slice_size, sigma and threads_per_row, the hack_size of HLL and
+/// HDI, HYB's width, BCSR's block_size.
+void check_options(Format f, const ConvertOptions& options);
 
 /// BCSR of `nblocks` blocks of b×b over `block_rows` block rows: refuses
 /// (Unsupported) below ConvertOptions::min_block_fill or beyond the budget.
@@ -56,8 +50,10 @@ M convert_on_backend(const Csr<T, I>& A, const ConvertOptions& options) {
   const Backend b = backend_of(A.space());
   const Conversion<T, I>* c = Registry<T, I>::instance().find_conversion(M::kFormat, b);
   if (c == nullptr)
-    throw Unsupported(fmt::format("CSR to {}: no conversion on the {} backend",
-                                  to_string(M::kFormat), to_string(b)));
+    throw Unsupported(fmt::format(
+        "CSR to {}: the {} backend has no conversion for a matrix in {} memory (copy it with "
+        ".to(Space::Host) first)",
+        format_label(M::kFormat), to_string(b), to_string(A.space())));
   return std::get<M>(c->run(A, options));
 }
 

@@ -1,5 +1,7 @@
-// Conversions from CSR to the formats beyond COO/CSR/CSC. Implemented in
-// src/core/convert_<format>.cpp; convert() dispatches here.
+// What the host conversions share (src/core/convert*.cpp): each format's
+// conversions from and to CSR are a specialization of HostConversion; the
+// public entry points (to_ell, ..., to_csr) are defined once over them in
+// core/convert_host.hpp.
 #pragma once
 
 #include <string_view>
@@ -11,8 +13,14 @@ namespace spx::detail {
 /// Throws Unsupported when `s` is not host memory.
 void require_host(Space s, std::string_view what);
 
-/// CSR → `to` for every format other than COO, CSR, CSC.
-template <Value T, Index I>
-Matrix<T, I> convert_other(const Csr<T, I>& A, Format to, const ConvertOptions& options);
+/// The host conversions of format M (= F<T, I>), specialized in
+/// src/core/convert_<format>.cpp:
+///
+///   static M from_csr(const Csr<T, I>& A, const ConvertOptions& options);
+///   static Csr<T, I> to_csr(const M& A);
+///
+/// Both run on host matrices; from_csr gets options already checked.
+template <class M>
+struct HostConversion;
 
 }  // namespace spx::detail

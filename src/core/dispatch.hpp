@@ -5,19 +5,16 @@
 //   resolve Auto → find the kernel → trivial cases → can_run → run
 //
 // runs here, the same way for all, and fills the RunInfo the same way. An
-// operation describes itself with a small struct (see ops.cpp):
+// operation describes itself with a small struct (VectorCall in ops.cpp,
+// SpmmCall in ops_spmm.cpp), a CallBase plus its operands and:
 //
-//   struct SpmvCall {
-//     static constexpr std::string_view name = "spmv", noun = "matrix", kind = "";
-//     Format format; Backend backend;
-//     Algorithm choose() const;                    // the Auto rule
-//     const Kernel* find(Algorithm) const;         // nullptr: none registered
-//     bool output_empty() const;                   // nothing to write
-//     bool nothing_to_multiply() const;            // alpha = 0 or no nonzeros
-//     void scale_output() const;                   // out = beta*out
-//     std::string can_run(const Kernel&) const;    // empty when it can
-//     void run(const Kernel&) const;
-//   };
+//   static constexpr std::string_view name = "spmv", noun = "matrix", kind = "";
+//   Algorithm choose() const;                    // the Auto rule
+//   const Kernel* find(Algorithm) const;         // nullptr: none registered
+//   bool output_empty() const;                   // nothing to write
+//   void scale_output() const;                   // out = beta*out
+//   std::string can_run(const Kernel&) const;    // empty when it can
+//   void run(const Kernel&) const;
 #pragma once
 
 #include <cstdint>
@@ -28,8 +25,23 @@
 
 #include "spx/core/error.hpp"
 #include "spx/ops.hpp"
+#include "spx/registry.hpp"
 
 namespace spx::detail {
+
+/// What every operation's call holds besides its operands.
+template <Value T, Index I>
+struct CallBase {
+  Format format;
+  Backend backend;
+  const Registry<T, I>& registry;
+  T alpha, beta;
+  std::int64_t nnz;  ///< of the matrix or batch
+  ExecContext ctx;
+
+  /// alpha = 0 or no nonzeros: out = beta*out.
+  bool nothing_to_multiply() const { return alpha == T{0} || nnz == 0; }
+};
 
 template <class Call>
 RunInfo dispatch(const Call& call, Algorithm requested) {
@@ -64,9 +76,5 @@ RunInfo dispatch(const Call& call, Algorithm requested) {
 void check_no_overlap(std::string_view op, std::string_view a_name, const void* a,
                       std::size_t a_bytes, std::string_view b_name, const void* b,
                       std::size_t b_bytes);
-
-/// Shared checks of a dense vector operand: the space and a pointer.
-void check_vector(std::string_view op, std::string_view name, const void* data, std::int64_t size,
-                  Space space, Space expected);
 
 }  // namespace spx::detail

@@ -1,11 +1,7 @@
 // Construction and validation of ELL.
 #include "spx/formats/ell.hpp"
 
-#include <numeric>
-#include <vector>
-
-#include <fmt/format.h>
-
+#include "core/checked.hpp"
 #include "core/format_ellpack.hpp"
 #include "core/instantiate.hpp"
 
@@ -13,57 +9,38 @@ namespace spx {
 
 template <Value T, Index I>
 Ell<T, I>::Ell(I rows, I cols, I width, Array<I> col_idx, Array<T> values, Array<I> row_len,
-               Check check)
+               Known known)
     : detail::FormatBase<I>(rows, cols, values.space()),
       width_(width),
       col_idx_(std::move(col_idx)),
       values_(std::move(values)),
-      row_len_(std::move(row_len)) {
-  const std::vector<I> len = row_len_.to_vector();
-  if (check == Check::Full) {
-    detail::check_shape("ELL", rows, cols);
-    detail::check_same_space("ELL", {col_idx_.space(), values_.space(), row_len_.space()});
-    if (width < 0) throw InvalidInput(fmt::format("ELL: negative width {}", width));
-    std::int64_t slots = 0;
-    if (__builtin_mul_overflow(std::int64_t{rows}, std::int64_t{width}, &slots))
-      throw InvalidInput(fmt::format("ELL: rows x width = {} x {} overflows", rows, width));
-    if (col_idx_.size() != static_cast<std::size_t>(slots) ||
-        values_.size() != static_cast<std::size_t>(slots))
-      throw InvalidInput(fmt::format(
-          "ELL: col_idx and values must hold rows x width = {} x {} = {} entries (got {} and {})",
-          rows, width, slots, col_idx_.size(), values_.size()));
-    if (len.size() != static_cast<std::size_t>(rows))
-      throw InvalidInput(
-          fmt::format("ELL: row_len has {} entries, expected rows = {}", len.size(), rows));
-    nnz_ = detail::check_ell_group<T, I>("ELL", {0, rows, rows, width, 0}, col_idx_.to_vector(),
-                                         values_.to_vector(), len, cols);
-  } else {
-    nnz_ = std::accumulate(len.begin(), len.end(), std::int64_t{0});
+      row_len_(std::move(row_len)),
+      nnz_(known.nnz) {}
+
+template <Value T, Index I>
+Ell<T, I>::Ell(I rows, I cols, I width, Array<I> col_idx, Array<T> values, Array<I> row_len,
+               Check check)
+    : Ell(rows, cols, width, std::move(col_idx), std::move(values), std::move(row_len), Known{}) {
+  if (check == Check::Trusted) {
+    nnz_ = detail::sum_of_lengths(row_len_);
+    return;
   }
+  constexpr std::string_view F = "ELL";
+  detail::check_shape(F, rows, cols);
+  detail::check_same_space(F, {col_idx_.space(), values_.space(), row_len_.space()});
+  detail::check_at_least(F, "width", width, 0);
+  const std::int64_t slots = detail::checked_mul(rows, width, "ELL rows x width");
+  detail::check_stored(F, fmt::format("rows x width = {} x {}", rows, width), slots,
+                       col_idx_.size(), values_.size());
+  const detail::EllGroup all_rows{0, rows, rows, width, 0};
+  nnz_ = detail::check_ell_groups(F, rows, cols, col_idx_, values_, row_len_, 1,
+                                  [&](std::int64_t) { return all_rows; });
 }
 
 template <Value T, Index I>
 Ell<T, I> Ell<T, I>::to(Space space) const {
-  Ell out;
-  out.rows_ = this->rows_;
-  out.cols_ = this->cols_;
-  out.space_ = space;
-  out.width_ = width_;
-  out.col_idx_ = col_idx_.to(space);
-  out.values_ = values_.to(space);
-  out.row_len_ = row_len_.to(space);
-  out.nnz_ = nnz_;
-  return out;
-}
-
-template <Value T, Index I>
-Ell<T, I>::Ell(I rows, I cols, I width, Array<I> col_idx, Array<T> values, Array<I> row_len, Known known)
-    : detail::FormatBase<I>(rows, cols, values.space()),
-      width_(width),
-      col_idx_(std::move(col_idx)),
-      values_(std::move(values)),
-      row_len_(std::move(row_len)) {
-  nnz_ = known.nnz;
+  return Ell(this->rows_, this->cols_, width_, col_idx_.to(space), values_.to(space),
+             row_len_.to(space), Known{.nnz = nnz_});
 }
 
 SPX_INSTANTIATE_CLASS(Ell)

@@ -1,16 +1,19 @@
-// Validation shared by the ELLPACK family (ELL, SELL, HLL): each stores groups
-// of rows (the whole matrix, a slice, a hack) as a column-major block of
-// `slots` rows × `width` entries, slot r's entry j at offset + j*slots + r.
+// The layout shared by the ELLPACK family (ELL, SELL, HLL) and its checks:
+// each stores groups of rows (the whole matrix, a slice, a hack) as a
+// column-major block of `slots` rows × `width` entries, slot r's entry j at
+// offset + j*slots + r.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "spx/core/error.hpp"
-#include "spx/core/types.hpp"
+#include "core/validate.hpp"
+#include "spx/formats/base.hpp"
 
 namespace spx::detail {
 
@@ -67,23 +70,52 @@ std::int64_t check_ell_group(std::string_view format, const EllGroup& g, const s
   return nnz;
 }
 
-/// Checks that `perm` is a permutation of [0, n); names the first repeat.
+/// The groups of the ELLPACK family: ELL is one group of all rows; hack h of
+/// HLL holds rows [h·H, h·H + n), n = min(H, rows − h·H), in n slots; slice s
+/// of SELL holds C slots, the first min(C, rows − s·C) of them rows s·C on.
 template <class I>
-void check_permutation(std::string_view format, const std::vector<I>& perm, std::int64_t n) {
-  if (static_cast<std::int64_t>(perm.size()) != n)
-    throw InvalidInput(
-        fmt::format("{}: perm has {} entries, expected rows = {}", format, perm.size(), n));
-  std::vector<char> seen(static_cast<std::size_t>(n), 0);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t p = perm[i];
-    if (p < 0 || p >= n)
-      throw InvalidInput(fmt::format("{}: perm[{}] = {} is out of range [0, {})", format, i, p, n));
-    if (seen[p])
-      throw InvalidInput(fmt::format(
-          "{}: perm[{}] = {} repeats an earlier entry (perm must be a permutation of the rows)",
-          format, i, p));
-    seen[p] = 1;
-  }
+EllGroup hll_group(std::int64_t rows, std::int64_t H, const I* hack_ptr, std::int64_t h) {
+  const std::int64_t n = std::min(H, rows - h * H);
+  return {hack_ptr[h], n, n, (std::int64_t{hack_ptr[h + 1]} - hack_ptr[h]) / n, h * H};
+}
+template <class I>
+EllGroup sell_group(std::int64_t rows, std::int64_t C, const I* slice_ptr, const I* width,
+                    std::int64_t s) {
+  return {slice_ptr[s], C, std::min(C, rows - s * C), width[s], s * C};
+}
+
+/// The true entries of an ELLPACK-family matrix that its caller vouches for:
+/// the sum of row_len.
+template <class I>
+std::int64_t sum_of_lengths(const Array<I>& row_len) {
+  const std::vector<I> len = row_len.to_vector();
+  return std::accumulate(len.begin(), len.end(), std::int64_t{0});
+}
+
+/// Checks row_len's length and each of the `groups` groups of an
+/// ELLPACK-family matrix (group(g) gives group g, see check_ell_group).
+/// Returns the number of true entries.
+template <class T, class I, class Group>
+std::int64_t check_ell_groups(std::string_view format, std::int64_t rows, std::int64_t cols,
+                              const Array<I>& col_idx, const Array<T>& values,
+                              const Array<I>& row_len, std::int64_t groups, Group&& group) {
+  const std::vector<I> len = row_len.to_vector();
+  check_length(format, "row_len", static_cast<std::int64_t>(len.size()), rows, "rows");
+  const std::vector<I> col = col_idx.to_vector();
+  const std::vector<T> val = values.to_vector();
+  std::int64_t nnz = 0;
+  for (std::int64_t g = 0; g < groups; ++g)
+    nnz += check_ell_group<T, I>(format, group(g), col, val, len, cols);
+  return nnz;
+}
+
+/// SELL's parameters, alike from the constructor and from ConvertOptions.
+inline void check_sell_parameters(std::int64_t C, std::int64_t sigma, std::int64_t tpr) {
+  check_at_least("SELL", "slice_size C", C, 1);
+  check_at_least("SELL", "threads_per_row", tpr, 1);
+  if (sigma < 1 || (sigma != 1 && sigma % C != 0))
+    throw InvalidInput(fmt::format(
+        "SELL: sigma = {} must be 1 or a positive multiple of the slice size C = {}", sigma, C));
 }
 
 }  // namespace spx::detail

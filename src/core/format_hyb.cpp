@@ -46,13 +46,7 @@ Hyb<T, I>::Hyb(Ell<T, I> ell, Coo<T, I> coo, Check check)
 
 template <Value T, Index I>
 Hyb<T, I> Hyb<T, I>::to(Space space) const {
-  Hyb out;
-  out.rows_ = this->rows_;
-  out.cols_ = this->cols_;
-  out.space_ = space;
-  out.ell_ = ell_.to(space);
-  out.coo_ = coo_.to(space);
-  return out;
+  return Hyb(ell_.to(space), coo_.to(space), Check::Trusted);
 }
 
 SPX_INSTANTIATE_CLASS(Hyb)

@@ -3,10 +3,8 @@
 
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "core/format_ellpack.hpp"
 #include "core/instantiate.hpp"
+#include "core/validate.hpp"
 
 namespace spx {
 
@@ -22,8 +20,7 @@ Jad<T, I>::Jad(I rows, I cols, Array<I> perm, Array<I> jd_ptr, Array<I> col_idx,
   constexpr std::string_view F = "JAD";
   detail::check_shape(F, rows, cols);
   detail::check_same_space(F, {jd_ptr_.space(), col_idx_.space(), values_.space()});
-  if (!perm_.empty() && perm_.space() != values_.space())
-    throw InvalidInput("JAD: arrays live in different memory spaces");
+  if (!perm_.empty()) detail::check_same_space(F, {values_.space(), perm_.space()});
   detail::check_permutation(F, perm_.to_vector(), rows);
   const std::vector<I> ptr = jd_ptr_.to_vector();
   if (ptr.empty() || ptr[0] != 0)
@@ -38,11 +35,8 @@ Jad<T, I>::Jad(I rows, I cols, Array<I> perm, Array<I> jd_ptr, Array<I> col_idx,
           "and {} ({})",
           d, d + 1, d, n, prev, d == 0 ? "the number of rows" : "the previous diagonal's length"));
   }
-  if (col_idx_.size() != static_cast<std::size_t>(ptr[diagonals]) ||
-      values_.size() != static_cast<std::size_t>(ptr[diagonals]))
-    throw InvalidInput(
-        fmt::format("JAD: col_idx and values must hold jd_ptr[{}] = {} entries (got {} and {})",
-                    diagonals, ptr[diagonals], col_idx_.size(), values_.size()));
+  detail::check_stored(F, fmt::format("jd_ptr[{}]", diagonals), ptr[diagonals], col_idx_.size(),
+                       values_.size());
   const std::vector<I> col = col_idx_.to_vector();
   for (std::int64_t d = 0; d < diagonals; ++d)
     for (std::int64_t i = 0; i < ptr[d + 1] - ptr[d]; ++i) {

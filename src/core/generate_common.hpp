@@ -295,6 +295,25 @@ class FirstError {
 /// team costs more than the work (batch members, tests).
 inline constexpr std::int64_t kParallelRows = 4096;
 
+/// Runs f(u, buf) for every source row u in [0, rows), in parallel when
+/// there are many; buf is a thread's scratch vector, emptied before each
+/// call. The first exception of any call is rethrown.
+template <class F>
+void for_each_source_row(std::int64_t rows, F&& f) {
+  FirstError err;
+#pragma omp parallel if (rows >= kParallelRows)
+  {
+    std::vector<std::int64_t> buf;
+#pragma omp for schedule(dynamic, 512)
+    for (std::int64_t u = 0; u < rows; ++u)
+      err.run([&] {
+        buf.clear();
+        f(u, buf);
+      });
+  }
+  err.rethrow();
+}
+
 /// Builds a rows × cols CSR in two parallel passes over the source rows u
 /// (a generator's own numbering), each stored as row row_of(u) (a bijection
 /// of [0, rows); iterating in source order keeps a generator's own data
@@ -314,18 +333,9 @@ Csr<T, I> build_csr(std::int64_t rows, std::int64_t cols, RowOf&& row_of, Count&
   Array<I> row_ptr(static_cast<std::size_t>(rows) + 1);
   I* ptr = row_ptr.data();
   ptr[0] = 0;
-  FirstError err;
-#pragma omp parallel if (rows >= kParallelRows)
-  {
-    std::vector<std::int64_t> buf;
-#pragma omp for schedule(dynamic, 512)
-    for (std::int64_t u = 0; u < rows; ++u)
-      err.run([&] {
-        buf.clear();
-        ptr[row_of(u) + 1] = static_cast<I>(count(u, buf));  // ≤ cols, which fits I
-      });
-  }
-  err.rethrow();
+  for_each_source_row(rows, [&](std::int64_t u, std::vector<std::int64_t>& buf) {
+    ptr[row_of(u) + 1] = static_cast<I>(count(u, buf));  // ≤ cols, which fits I
+  });
   std::int64_t nnz = 0;
   for (std::int64_t i = 0; i < rows; ++i) {
     nnz += ptr[i + 1];
@@ -335,24 +345,16 @@ Csr<T, I> build_csr(std::int64_t rows, std::int64_t cols, RowOf&& row_of, Count&
   Array<T> vals(static_cast<std::size_t>(nnz));
   I* col = col_idx.data();
   T* val = vals.data();
-#pragma omp parallel if (rows >= kParallelRows)
-  {
-    std::vector<std::int64_t> buf;
-#pragma omp for schedule(dynamic, 512)
-    for (std::int64_t u = 0; u < rows; ++u)
-      err.run([&] {
-        buf.clear();
-        pattern(u, buf);
-        const std::int64_t i = row_of(u), b = ptr[i];
-        const auto len = static_cast<std::int64_t>(buf.size());
-        if (len != ptr[i + 1] - b)
-          throw InternalError("generator: row length differs between the two passes");
-        for (std::int64_t k = 0; k < len; ++k)
-          col[b + k] = static_cast<I>(buf[k]);
-        values(i, buf.data(), len, val + b);
-      });
-  }
-  err.rethrow();
+  for_each_source_row(rows, [&](std::int64_t u, std::vector<std::int64_t>& buf) {
+    pattern(u, buf);
+    const std::int64_t i = row_of(u), b = ptr[i];
+    const auto len = static_cast<std::int64_t>(buf.size());
+    if (len != ptr[i + 1] - b)
+      throw InternalError("generator: row length differs between the two passes");
+    for (std::int64_t k = 0; k < len; ++k)
+      col[b + k] = static_cast<I>(buf[k]);
+    values(i, buf.data(), len, val + b);
+  });
   return Csr<T, I>(r, c, std::move(row_ptr), std::move(col_idx), std::move(vals), Check::Trusted);
 }
 

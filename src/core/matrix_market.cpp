@@ -24,32 +24,37 @@
 
 namespace spx::io {
 
-std::string_view to_string(MmField f) noexcept {
-  switch (f) {
-    case MmField::Real:
-      return "real";
-    case MmField::Integer:
-      return "integer";
-    case MmField::Pattern:
-      return "pattern";
-    case MmField::Complex:
-      return "complex";
-  }
+namespace {
+
+/// The banner words of each header field, as to_string prints them.
+template <class E, std::size_t N>
+using WordTable = std::pair<E, std::string_view>[N];
+constexpr std::pair<MmField, std::string_view> kFieldWords[]{{MmField::Real, "real"},
+                                                             {MmField::Integer, "integer"},
+                                                             {MmField::Pattern, "pattern"},
+                                                             {MmField::Complex, "complex"}};
+constexpr std::pair<MmSymmetry, std::string_view> kSymmetryWords[]{
+    {MmSymmetry::General, "general"},
+    {MmSymmetry::Symmetric, "symmetric"},
+    {MmSymmetry::SkewSymmetric, "skew-symmetric"},
+    {MmSymmetry::Hermitian, "hermitian"}};
+constexpr std::pair<bool, std::string_view> kLayoutWords[]{{true, "coordinate"}, {false, "array"}};
+
+template <class E, std::size_t N>
+std::string_view word_of(const WordTable<E, N>& table, E e) noexcept {
+  for (const auto& [value, word] : table)
+    if (value == e) return word;
   return "?";
 }
 
+}  // namespace
+
+std::string_view to_string(MmField f) noexcept {
+  return word_of(kFieldWords, f);
+}
+
 std::string_view to_string(MmSymmetry s) noexcept {
-  switch (s) {
-    case MmSymmetry::General:
-      return "general";
-    case MmSymmetry::Symmetric:
-      return "symmetric";
-    case MmSymmetry::SkewSymmetric:
-      return "skew-symmetric";
-    case MmSymmetry::Hermitian:
-      return "hermitian";
-  }
-  return "?";
+  return word_of(kSymmetryWords, s);
 }
 
 namespace detail {
@@ -112,6 +117,21 @@ constexpr std::string_view kBannerHelp =
     "'%%MatrixMarket matrix coordinate|array real|integer|pattern "
     "general|symmetric|skew-symmetric'";
 
+/// The value whose word in `table` is `word` (case-insensitive); fails at
+/// line 1 naming the header field `what` and the words it accepts.
+template <class E, std::size_t N>
+E banner_word(std::string_view name, std::string_view word, std::string_view what,
+              const WordTable<E, N>& table) {
+  std::string accepted;
+  for (const auto& [value, w] : table) {
+    if (iequals(word, w)) return value;
+    accepted += fmt::format("{}{}", accepted.empty() ? "" : ", ", w);
+  }
+  fail(name, 1,
+       fmt::format("unknown {} {} in the banner (expected one of: {})", what, quote(word),
+                   accepted));
+}
+
 bool skippable(std::string_view line) {
   const char* p = skip_blank(line.data(), line.data() + line.size());
   return p == line.data() + line.size() || *p == '%';
@@ -145,39 +165,9 @@ Header parse_header(std::string_view text, std::string_view name, std::int64_t i
     fail(name, 1,
          fmt::format("unsupported object {} in the banner (expected 'matrix')", quote(tok[1])));
   MmHeader& h = out.header;
-  if (iequals(tok[2], "coordinate"))
-    h.coordinate = true;
-  else if (iequals(tok[2], "array"))
-    h.coordinate = false;
-  else
-    fail(name, 1,
-         fmt::format("unknown format {} in the banner (expected 'coordinate' or 'array')",
-                     quote(tok[2])));
-  if (iequals(tok[3], "real"))
-    h.field = MmField::Real;
-  else if (iequals(tok[3], "integer"))
-    h.field = MmField::Integer;
-  else if (iequals(tok[3], "pattern"))
-    h.field = MmField::Pattern;
-  else if (iequals(tok[3], "complex"))
-    h.field = MmField::Complex;
-  else
-    fail(name, 1,
-         fmt::format("unknown field {} in the banner (expected real, integer, pattern or complex)",
-                     quote(tok[3])));
-  if (iequals(tok[4], "general"))
-    h.symmetry = MmSymmetry::General;
-  else if (iequals(tok[4], "symmetric"))
-    h.symmetry = MmSymmetry::Symmetric;
-  else if (iequals(tok[4], "skew-symmetric"))
-    h.symmetry = MmSymmetry::SkewSymmetric;
-  else if (iequals(tok[4], "hermitian"))
-    h.symmetry = MmSymmetry::Hermitian;
-  else
-    fail(name, 1,
-         fmt::format("unknown symmetry {} in the banner (expected general, symmetric, "
-                     "skew-symmetric or hermitian)",
-                     quote(tok[4])));
+  h.coordinate = banner_word(name, tok[2], "format", kLayoutWords);
+  h.field = banner_word(name, tok[3], "field", kFieldWords);
+  h.symmetry = banner_word(name, tok[4], "symmetry", kSymmetryWords);
   if (h.field == MmField::Complex || h.symmetry == MmSymmetry::Hermitian)
     throw Unsupported(
         fmt::format("{}:1: {} {} matrices are not supported: SpX computes in real arithmetic", name,
@@ -376,6 +366,28 @@ bool parse_value(const char*& q, const char* eol, MmField field, bool finite_onl
   return true;
 }
 
+/// Calls entry(q, eol) for each data line of the chunk (blank lines and
+/// comments skipped; q at the line's first non-blank character, eol at its
+/// end) until one returns false, the failure: that line is recorded as the
+/// chunk's error line (entry has set ch.error).
+template <Value T, Index I, class Entry>
+void for_each_data_line(Chunk<T, I>& ch, Entry&& entry) {
+  const char* p = ch.begin;
+  while (p < ch.end) {
+    const char* nl =
+        static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(ch.end - p)));
+    const char* eol = nl ? nl : ch.end;
+    const char* q = skip_blank(p, eol);
+    if (q != eol && *q != '%' && !entry(q, eol)) {
+      ch.failed = true;
+      ch.error_line = ch.lines;
+      return;
+    }
+    ++ch.lines;
+    p = nl ? nl + 1 : ch.end;
+  }
+}
+
 /// Parses one chunk of a coordinate body; stops at the first error.
 template <Value T, Index I>
 void parse_coordinate(Chunk<T, I>& ch, const Context& ctx) {
@@ -386,86 +398,62 @@ void parse_coordinate(Chunk<T, I>& ch, const Context& ctx) {
   ch.row.reserve(lines);
   ch.col.reserve(lines);
   if (values) ch.val.reserve(lines);
-  const char* p = ch.begin;
-  while (p < ch.end) {
-    const char* nl =
-        static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(ch.end - p)));
-    const char* eol = nl ? nl : ch.end;
-    const char* q = skip_blank(p, eol);
-    if (q != eol && *q != '%') {
-      std::int64_t i = 0, j = 0;
-      T v = T{1};
-      if (!parse_index(q, eol, h.rows, "row index", "rows", i, ch.error) ||
-          !parse_index(q, eol, h.cols, "column index", "columns", j, ch.error) ||
-          (values && !parse_value(q, eol, h.field, ctx.finite_only, v, ch.error))) {
-        ch.failed = true;
-      } else if (q = skip_blank(q, eol); q != eol) {
-        ch.error = fmt::format("unexpected text {} after the entry (a {} entry is 'row column{}')",
-                               quote(std::string_view(q, static_cast<std::size_t>(eol - q))),
-                               to_string(h.field), values ? " value" : "");
-        ch.failed = true;
-      } else if (h.symmetry == MmSymmetry::Symmetric && j > i) {
-        ch.error = fmt::format(
-            "entry ({}, {}) lies above the diagonal: a symmetric file stores the lower triangle",
-            i + 1, j + 1);
-        ch.failed = true;
-      } else if (h.symmetry == MmSymmetry::SkewSymmetric && j >= i) {
-        ch.error = j == i ? fmt::format(
-                                "diagonal entry ({}, {}) in a skew-symmetric file (its "
-                                "diagonal is zero and not stored)",
-                                i + 1, j + 1)
-                          : fmt::format(
-                                "entry ({}, {}) lies above the diagonal: a "
-                                "skew-symmetric file stores the strict lower triangle",
-                                i + 1, j + 1);
-        ch.failed = true;
-      }
-      if (ch.failed) {
-        ch.error_line = ch.lines;
-        return;
-      }
-      ch.row.push_back(static_cast<I>(i));
-      ch.col.push_back(static_cast<I>(j));
-      if (values) ch.val.push_back(v);
-      ++ch.entries;
-      ch.off_diagonal += i != j;
+  for_each_data_line(ch, [&](const char* q, const char* eol) {
+    std::int64_t i = 0, j = 0;
+    T v = T{1};
+    if (!parse_index(q, eol, h.rows, "row index", "rows", i, ch.error) ||
+        !parse_index(q, eol, h.cols, "column index", "columns", j, ch.error) ||
+        (values && !parse_value(q, eol, h.field, ctx.finite_only, v, ch.error)))
+      return false;
+    if (q = skip_blank(q, eol); q != eol) {
+      ch.error = fmt::format("unexpected text {} after the entry (a {} entry is 'row column{}')",
+                             quote(std::string_view(q, static_cast<std::size_t>(eol - q))),
+                             to_string(h.field), values ? " value" : "");
+      return false;
     }
-    ++ch.lines;
-    p = nl ? nl + 1 : ch.end;
-  }
+    if (h.symmetry == MmSymmetry::Symmetric && j > i) {
+      ch.error = fmt::format(
+          "entry ({}, {}) lies above the diagonal: a symmetric file stores the lower triangle",
+          i + 1, j + 1);
+      return false;
+    }
+    if (h.symmetry == MmSymmetry::SkewSymmetric && j >= i) {
+      ch.error = j == i ? fmt::format(
+                              "diagonal entry ({}, {}) in a skew-symmetric file (its diagonal is "
+                              "zero and not stored)",
+                              i + 1, j + 1)
+                        : fmt::format(
+                              "entry ({}, {}) lies above the diagonal: a skew-symmetric file "
+                              "stores the strict lower triangle",
+                              i + 1, j + 1);
+      return false;
+    }
+    ch.row.push_back(static_cast<I>(i));
+    ch.col.push_back(static_cast<I>(j));
+    if (values) ch.val.push_back(v);
+    ++ch.entries;
+    ch.off_diagonal += i != j;
+    return true;
+  });
 }
 
 /// Parses one chunk of an array body (one value per line).
 template <Value T, Index I>
 void parse_array(Chunk<T, I>& ch, const Context& ctx) {
   ch.val.reserve(static_cast<std::size_t>(std::count(ch.begin, ch.end, '\n')) + 1);
-  const char* p = ch.begin;
-  while (p < ch.end) {
-    const char* nl =
-        static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(ch.end - p)));
-    const char* eol = nl ? nl : ch.end;
-    const char* q = skip_blank(p, eol);
-    if (q != eol && *q != '%') {
-      T v{};
-      if (!parse_value(q, eol, ctx.h.field, ctx.finite_only, v, ch.error)) {
-        ch.failed = true;
-      } else if (q = skip_blank(q, eol); q != eol) {
-        ch.error = fmt::format(
-            "unexpected text {} after the value (an array file has one value "
-            "per line)",
-            quote(std::string_view(q, static_cast<std::size_t>(eol - q))));
-        ch.failed = true;
-      }
-      if (ch.failed) {
-        ch.error_line = ch.lines;
-        return;
-      }
-      ch.val.push_back(v);
-      ++ch.entries;
+  for_each_data_line(ch, [&](const char* q, const char* eol) {
+    T v{};
+    if (!parse_value(q, eol, ctx.h.field, ctx.finite_only, v, ch.error)) return false;
+    if (q = skip_blank(q, eol); q != eol) {
+      ch.error =
+          fmt::format("unexpected text {} after the value (an array file has one value per line)",
+                      quote(std::string_view(q, static_cast<std::size_t>(eol - q))));
+      return false;
     }
-    ++ch.lines;
-    p = nl ? nl + 1 : ch.end;
-  }
+    ch.val.push_back(v);
+    ++ch.entries;
+    return true;
+  });
 }
 
 /// Line number of the `k`-th (1-based) data line of the body.

@@ -1,11 +1,14 @@
-// spmv(): validation at the API boundary, then the shared pipeline
-// (src/core/dispatch.hpp).
+// spmv() and batch_spmv(): validation at the API boundary, then the shared
+// pipeline (src/core/dispatch.hpp).
 #include "spx/ops.hpp"
+
+#include <type_traits>
 
 #include <fmt/format.h>
 
 #include "core/dispatch.hpp"
 #include "core/instantiate.hpp"
+#include "spx/batch/ops.hpp"
 
 namespace spx::detail {
 
@@ -21,6 +24,9 @@ void check_no_overlap(std::string_view op, std::string_view a_name, const void* 
         op, a_name, a0, a0 + a_bytes, b_name, b0, b0 + b_bytes));
 }
 
+namespace {
+
+/// A dense vector operand lives in the matrix's space and has data.
 void check_vector(std::string_view op, std::string_view name, const void* data, std::int64_t size,
                   Space space, Space expected) {
   if (space != expected)
@@ -30,30 +36,52 @@ void check_vector(std::string_view op, std::string_view name, const void* data, 
     throw InvalidInput(fmt::format("{}: {} ({} entries) has a null data pointer", op, name, size));
 }
 
-namespace {
-
-template <Value T, Index I>
-struct SpmvCall {
-  static constexpr std::string_view name = "spmv", noun = "matrix", kind = "";
-  Format format;
-  Backend backend;
-  const Registry<T, I>& registry;
-  T alpha, beta;
-  MatrixRef<T, I> A;
+/// y = alpha*A*x + beta*y with A a matrix (spmv, Ref = MatrixRef) or a batch
+/// (batch_spmv, Ref = BatchRef).
+template <Value T, Index I, class Ref>
+struct VectorCall : CallBase<T, I> {
+  static constexpr bool kBatch = std::is_same_v<Ref, BatchRef<T, I>>;
+  static constexpr std::string_view name = kBatch ? "batch_spmv" : "spmv";
+  static constexpr std::string_view noun = kBatch ? "batch" : "matrix";
+  static constexpr std::string_view kind = kBatch ? "batched " : "";
+  using Kernel = VectorKernel<T, Ref>;
+  Ref A;
   VectorView<const T> x;
   VectorView<T> y;
-  ExecContext ctx;
 
-  Algorithm choose() const { return registry.choose_spmv(A, backend); }
-  const SpmvKernel<T, I>* find(Algorithm a) const { return registry.find_spmv(format, a, backend); }
-  bool output_empty() const { return y.size == 0; }
-  bool nothing_to_multiply() const { return alpha == T{0} || nnz_of<T, I>(A) == 0; }
-  void scale_output() const {
-    if (beta != T{1}) registry.vector_ops(backend).scale(beta, y.data, y.size, ctx);
+  Algorithm choose() const {
+    if constexpr (kBatch)
+      return this->registry.choose_batch_spmv(A, this->backend);
+    else
+      return this->registry.choose_spmv(A, this->backend);
   }
-  std::string can_run(const SpmvKernel<T, I>& k) const { return k.can_run(A); }
-  void run(const SpmvKernel<T, I>& k) const { k.run(alpha, A, x.data, beta, y.data, ctx); }
+  const Kernel* find(Algorithm a) const {
+    if constexpr (kBatch)
+      return this->registry.find_batch_spmv(this->format, a, this->backend);
+    else
+      return this->registry.find_spmv(this->format, a, this->backend);
+  }
+  bool output_empty() const { return y.size == 0; }
+  void scale_output() const {
+    if (this->beta != T{1})
+      this->registry.vector_ops(this->backend).scale(this->beta, y.data, y.size, this->ctx);
+  }
+  std::string can_run(const Kernel& k) const { return k.can_run(A); }
+  void run(const Kernel& k) const { k.run(this->alpha, A, x.data, this->beta, y.data, this->ctx); }
 };
+
+/// The checks of x and y that spmv and batch_spmv share (their lengths are
+/// checked by the caller, whose message names the shapes), then the pipeline.
+template <class Call>
+RunInfo dispatch_vector(const Call& call, Space space, Algorithm requested) {
+  const auto bytes = [](const auto& v) {
+    return static_cast<std::size_t>(v.size) * sizeof(*v.data);
+  };
+  check_vector(Call::name, "x", call.x.data, call.x.size, call.x.space, space);
+  check_vector(Call::name, "y", call.y.data, call.y.size, call.y.space, space);
+  check_no_overlap(Call::name, "x", call.x.data, bytes(call.x), "y", call.y.data, bytes(call.y));
+  return dispatch(call, requested);
+}
 
 }  // namespace
 
@@ -62,24 +90,45 @@ RunInfo spmv(T alpha, MatrixRef<T, I> A, VectorView<const T> x, T beta, VectorVi
              const SpmvOptions& options) {
   const std::int64_t m = rows_of<T, I>(A), n = cols_of<T, I>(A);
   const Format format = format_of<T, I>(A);
-  const Space space = space_of<T, I>(A);
   if (x.size != n || y.size != m)
     throw DimensionMismatch(fmt::format(
         "spmv: A is {}x{} ({}), so x must have {} entries and y {}; got x of {} and y of {}", m, n,
         to_string(format), n, m, x.size, y.size));
-  check_vector("spmv", "x", x.data, x.size, x.space, space);
-  check_vector("spmv", "y", y.data, y.size, y.space, space);
-  check_no_overlap("spmv", "x", x.data, static_cast<std::size_t>(x.size) * sizeof(T), "y", y.data,
-                   static_cast<std::size_t>(y.size) * sizeof(T));
-  const SpmvCall<T, I> call{format, backend_of(space), Registry<T, I>::instance(),
-                            alpha,  beta,              A,
-                            x,      y,                 ExecContext{options.stream}};
-  return dispatch(call, options.algorithm);
+  const Space space = space_of<T, I>(A);
+  const VectorCall<T, I, MatrixRef<T, I>> call{
+      {format, backend_of(space), Registry<T, I>::instance(), alpha, beta, nnz_of<T, I>(A),
+       ExecContext{options.stream}},
+      A,
+      x,
+      y};
+  return dispatch_vector(call, space, options.algorithm);
 }
 
-#define SPX_INST(T, I)                                                                   \
-  template RunInfo spmv<T, I>(T, MatrixRef<T, I>, VectorView<const T>, T, VectorView<T>, \
-                              const SpmvOptions&);
+template <Value T, Index I>
+RunInfo batch_spmv(T alpha, BatchRef<T, I> A, VectorView<const T> x, T beta, VectorView<T> y,
+                   const BatchOptions& options) {
+  const BatchBase& base = batch_base<T, I>(A);
+  const std::int64_t m = base.total_rows(), n = base.total_cols();
+  const Format format = batch_format_of<T, I>(A);
+  if (x.size != n || y.size != m)
+    throw DimensionMismatch(fmt::format(
+        "batch_spmv: the batch ({} matrices, {}) has {} columns and {} rows in total, so x must "
+        "have {} entries and y {}; got x of {} and y of {}",
+        base.count(), to_string(format), n, m, n, m, x.size, y.size));
+  const VectorCall<T, I, BatchRef<T, I>> call{
+      {format, backend_of(base.space()), Registry<T, I>::instance(), alpha, beta, base.nnz(),
+       ExecContext{options.stream}},
+      A,
+      x,
+      y};
+  return dispatch_vector(call, base.space(), options.algorithm);
+}
+
+#define SPX_INST(T, I)                                                                        \
+  template RunInfo spmv<T, I>(T, MatrixRef<T, I>, VectorView<const T>, T, VectorView<T>,      \
+                              const SpmvOptions&);                                            \
+  template RunInfo batch_spmv<T, I>(T, BatchRef<T, I>, VectorView<const T>, T, VectorView<T>, \
+                                    const BatchOptions&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 

@@ -1,10 +1,10 @@
-// spmm(): validation at the API boundary, trivial cases, algorithm
-// resolution, and the call of one registered kernel.
+// spmm(): validation at the API boundary, then the shared pipeline
+// (src/core/dispatch.hpp).
 #include <fmt/format.h>
 
 #include "core/checked.hpp"
-#include "core/instantiate.hpp"
 #include "core/dispatch.hpp"
+#include "core/instantiate.hpp"
 #include "spx/ops.hpp"
 
 namespace spx::detail {
@@ -24,7 +24,8 @@ std::int64_t extent(const DenseView<T>& v, std::string_view name) {
   const std::int64_t inner = row_major ? v.cols : v.rows;
   const std::string what = fmt::format("extent of {}", name);
   const std::int64_t elements = checked_add(checked_mul(outer - 1, v.ld, what), inner, what);
-  (void)checked_mul(elements, static_cast<std::int64_t>(sizeof(T)), fmt::format("bytes of {}", name));
+  (void)checked_mul(elements, static_cast<std::int64_t>(sizeof(T)),
+                    fmt::format("bytes of {}", name));
   return elements;
 }
 
@@ -48,27 +49,24 @@ void check_dense(const DenseView<T>& v, std::string_view name, Space space) {
 }
 
 template <Value T, Index I>
-struct SpmmCall {
+struct SpmmCall : CallBase<T, I> {
   static constexpr std::string_view name = "spmm", noun = "matrix", kind = "";
-  Format format;
-  Backend backend;
-  const Registry<T, I>& registry;
-  T alpha, beta;
   MatrixRef<T, I> A;
   DenseView<const T> B;
   DenseView<T> C;
   SpmmShape shape;
-  ExecContext ctx;
 
-  Algorithm choose() const { return registry.choose_spmm(A, backend, shape); }
-  const SpmmKernel<T, I>* find(Algorithm a) const { return registry.find_spmm(format, a, backend); }
+  Algorithm choose() const { return this->registry.choose_spmm(A, this->backend, shape); }
+  const SpmmKernel<T, I>* find(Algorithm a) const {
+    return this->registry.find_spmm(this->format, a, this->backend);
+  }
   bool output_empty() const { return C.rows == 0 || C.cols == 0; }
-  bool nothing_to_multiply() const { return alpha == T{0} || nnz_of<T, I>(A) == 0; }
   void scale_output() const {
-    if (beta != T{1}) registry.vector_ops(backend).scale_dense(beta, C, ctx);
+    if (this->beta != T{1})
+      this->registry.vector_ops(this->backend).scale_dense(this->beta, C, this->ctx);
   }
   std::string can_run(const SpmmKernel<T, I>& k) const { return k.can_run(A, shape); }
-  void run(const SpmmKernel<T, I>& k) const { k.run(alpha, A, B, beta, C, ctx); }
+  void run(const SpmmKernel<T, I>& k) const { k.run(this->alpha, A, B, this->beta, C, this->ctx); }
 };
 
 }  // namespace
@@ -89,12 +87,14 @@ RunInfo spmm(T alpha, MatrixRef<T, I> A, DenseView<const T> B, T beta, DenseView
         m, k, to_string(format), B.rows, B.cols, C.rows, C.cols, k, m));
   check_dense(B, "B", space);
   check_dense(C, "C", space);
-  check_no_overlap("spmm", "B", B.data,
-                   static_cast<std::size_t>(extent(B, "B")) * sizeof(T), "C", C.data,
-                   static_cast<std::size_t>(extent(C, "C")) * sizeof(T));
-  const SpmmShape shape{B.cols, B.layout, C.layout, B.ld, C.ld};
-  const SpmmCall<T, I> call{format, backend, Registry<T, I>::instance(), alpha, beta, A, B, C,
-                            shape,  ExecContext{options.stream}};
+  check_no_overlap("spmm", "B", B.data, static_cast<std::size_t>(extent(B, "B")) * sizeof(T), "C",
+                   C.data, static_cast<std::size_t>(extent(C, "C")) * sizeof(T));
+  const SpmmCall<T, I> call{{format, backend, Registry<T, I>::instance(), alpha, beta,
+                             nnz_of<T, I>(A), ExecContext{options.stream}},
+                            A,
+                            B,
+                            C,
+                            {B.cols, B.layout, C.layout, B.ld, C.ld}};
   return dispatch(call, options.algorithm);
 }
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "core/checked.hpp"
 #include "spx/convert.hpp"
 #include "spx/core/error.hpp"
 #include "spx/core/types.hpp"
@@ -21,21 +22,13 @@ namespace spx::detail {
 /// a × b (non-negative sizes); Unsupported "size overflow" past int64.
 inline std::int64_t padded_mul(std::string_view format, std::string_view what, std::int64_t a,
                                std::int64_t b) {
-  std::int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r))
-    throw Unsupported(
-        fmt::format("{}: size overflow: {} = {} x {} exceeds 64 bits", format, what, a, b));
-  return r;
+  return checked_arithmetic<Unsupported>('*', a, b, fmt::format("{}: ", format), what);
 }
 
 /// a + b (non-negative sizes); Unsupported "size overflow" past int64.
 inline std::int64_t padded_add(std::string_view format, std::string_view what, std::int64_t a,
                                std::int64_t b) {
-  std::int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r))
-    throw Unsupported(
-        fmt::format("{}: size overflow: {} = {} + {} exceeds 64 bits", format, what, a, b));
-  return r;
+  return checked_arithmetic<Unsupported>('+', a, b, fmt::format("{}: ", format), what);
 }
 
 /// Throws Unsupported "index overflow" when `n` stored entries cannot be
@@ -49,24 +42,29 @@ void require_index_fits(std::string_view format, std::string_view what, std::int
         format, what, n, index_name<I>(), std::numeric_limits<I>::max()));
 }
 
-/// The largest storage a padded conversion may produce:
-/// max(max_bytes_floor, max_expansion × CSR bytes).
-inline double padded_budget(std::size_t csr_bytes, const ConvertOptions& o) {
-  return std::max(static_cast<double>(o.max_bytes_floor),
-                  o.max_expansion * static_cast<double>(csr_bytes));
+/// Throws Unsupported when a padded format of `stored` stored values taking
+/// `bytes` bytes exceeds the budget of `o`: max(max_bytes_floor, max_expansion
+/// × CSR bytes). `shape` describes the padded shape ("4800 rows x 1201
+/// diagonals"); `entries`, when not negative, the entries it would hold.
+inline void check_budget(std::string_view format, std::string_view shape, std::int64_t stored,
+                         std::int64_t entries, double bytes, std::size_t csr_bytes,
+                         const ConvertOptions& o) {
+  const double limit = std::max(static_cast<double>(o.max_bytes_floor),
+                                o.max_expansion * static_cast<double>(csr_bytes));
+  if (bytes <= limit) return;
+  throw Unsupported(fmt::format(
+      "{}: {} = {} stored values{} would take {:.0f} bytes ({:.1f}x the CSR's {} bytes), above "
+      "the limit of {:.0f} bytes = max(ConvertOptions::max_bytes_floor = {}, max_expansion = {} "
+      "x CSR bytes); raise the budget or use a format with less padding",
+      format, shape, stored, entries < 0 ? "" : fmt::format(" for {} entries", entries), bytes,
+      csr_bytes > 0 ? bytes / static_cast<double>(csr_bytes) : 0.0, csr_bytes, limit,
+      o.max_bytes_floor, o.max_expansion));
 }
 
-/// Throws Unsupported when a format of `entries` stored entries and `bytes`
-/// bytes exceeds the budget; `what` describes the padded shape.
+/// check_budget for the ELLPACK family, which do not name their entries.
 inline void require_budget(std::string_view format, std::string_view what, std::int64_t entries,
                            double bytes, std::size_t csr_bytes, const ConvertOptions& o) {
-  const double budget = padded_budget(csr_bytes, o);
-  if (bytes > budget)
-    throw Unsupported(fmt::format(
-        "{}: the padded storage ({}: {} stored entries) would take {:.0f} bytes, more than the "
-        "budget of {:.0f} bytes = max(max_bytes_floor {}, max_expansion {} x CSR {} bytes); "
-        "raise ConvertOptions::max_expansion or use a format with less padding",
-        format, what, entries, bytes, budget, o.max_bytes_floor, o.max_expansion, csr_bytes));
+  check_budget(format, what, entries, -1, bytes, csr_bytes, o);
 }
 
 /// Bytes of `entries` (value, index) pairs plus `index_entries` more indices.

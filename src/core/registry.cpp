@@ -43,53 +43,58 @@ const Conversion<T, I>* Registry<T, I>::find_conversion(Format to, Backend b) co
   return nullptr;
 }
 
-template <Value T, Index I>
-const SpmvKernel<T, I>* Registry<T, I>::find_spmv(Format f, Algorithm a, Backend b) const {
-  for (const auto& k : spmv_)
+namespace {
+
+/// The kernel registered for (format, algorithm, backend), or nullptr.
+template <class Kernel>
+const Kernel* find_kernel(const std::vector<Kernel>& kernels, Format f, Algorithm a, Backend b) {
+  for (const auto& k : kernels)
     if (k.info.format == f && k.info.algorithm == a && k.info.backend == b) return &k;
   return nullptr;
 }
 
+/// What the Auto rule of (format, backend) resolves to for `args`; throws
+/// Unsupported naming the operation `what` when no rule is registered.
+template <class Rule, class... Args>
+Algorithm apply_auto_rule(const std::vector<Rule>& rules, std::string_view what, Format f,
+                          Backend b, Args&&... args) {
+  for (const auto& r : rules)
+    if (r.format == f && r.backend == b) return r.rule(std::forward<Args>(args)...);
+  throw Unsupported(fmt::format("no {} kernel for format {} on the {} backend", what, to_string(f),
+                                to_string(b)));
+}
+
+}  // namespace
+
+template <Value T, Index I>
+const SpmvKernel<T, I>* Registry<T, I>::find_spmv(Format f, Algorithm a, Backend b) const {
+  return find_kernel(spmv_, f, a, b);
+}
+
 template <Value T, Index I>
 Algorithm Registry<T, I>::choose_spmv(MatrixRef<T, I> A, Backend b) const {
-  const Format f = format_of<T, I>(A);
-  for (const auto& r : auto_rules_)
-    if (r.format == f && r.backend == b) return r.rule(A);
-  throw Unsupported(
-      fmt::format("no SpMV kernel for format {} on the {} backend", to_string(f), to_string(b)));
+  return apply_auto_rule(spmv_rules_, "SpMV", format_of<T, I>(A), b, A);
 }
 
 template <Value T, Index I>
 const BatchSpmvKernel<T, I>* Registry<T, I>::find_batch_spmv(Format f, Algorithm a,
                                                              Backend b) const {
-  for (const auto& k : batch_spmv_)
-    if (k.info.format == f && k.info.algorithm == a && k.info.backend == b) return &k;
-  return nullptr;
+  return find_kernel(batch_spmv_, f, a, b);
 }
 
 template <Value T, Index I>
 Algorithm Registry<T, I>::choose_batch_spmv(BatchRef<T, I> A, Backend b) const {
-  const Format f = batch_format_of<T, I>(A);
-  for (const auto& r : batch_auto_rules_)
-    if (r.format == f && r.backend == b) return r.rule(A);
-  throw Unsupported(fmt::format("no batched SpMV kernel for format {} on the {} backend",
-                                to_string(f), to_string(b)));
+  return apply_auto_rule(batch_spmv_rules_, "batched SpMV", batch_format_of<T, I>(A), b, A);
 }
 
 template <Value T, Index I>
 const SpmmKernel<T, I>* Registry<T, I>::find_spmm(Format f, Algorithm a, Backend b) const {
-  for (const auto& k : spmm_)
-    if (k.info.format == f && k.info.algorithm == a && k.info.backend == b) return &k;
-  return nullptr;
+  return find_kernel(spmm_, f, a, b);
 }
 
 template <Value T, Index I>
 Algorithm Registry<T, I>::choose_spmm(MatrixRef<T, I> A, Backend b, const SpmmShape& shape) const {
-  const Format f = format_of<T, I>(A);
-  for (const auto& r : spmm_auto_rules_)
-    if (r.format == f && r.backend == b) return r.rule(A, shape);
-  throw Unsupported(
-      fmt::format("no SpMM kernel for format {} on the {} backend", to_string(f), to_string(b)));
+  return apply_auto_rule(spmm_rules_, "SpMM", format_of<T, I>(A), b, A, shape);
 }
 
 SPX_INSTANTIATE_CLASS(Registry)

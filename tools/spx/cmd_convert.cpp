@@ -20,8 +20,7 @@ struct ConvertArgs {
   std::string file;
   std::string to;
   std::string output;
-  std::string precision = "f64";
-  std::string index = "i32";
+  TypeOptions types;
   int digits = 17;
   ConvertOptions options;
 };
@@ -92,12 +91,7 @@ void add_convert(CLI::App& app) {
       ->required();
   cmd->add_option("-o,--output", args->output, "Matrix Market file to write (.mtx or .mtx.gz)")
       ->required();
-  cmd->add_option("--precision", args->precision, "Value type: f32 or f64")
-      ->check(CLI::IsMember({"f32", "f64"}))
-      ->capture_default_str();
-  cmd->add_option("--index", args->index, "Index type: i32 or i64")
-      ->check(CLI::IsMember({"i32", "i64"}))
-      ->capture_default_str();
+  args->types.add_to(cmd, "Value type: f32 or f64");
   cmd->add_option("--digits", args->digits,
                   "Significant digits of the written values (17 is exact for f64, 9 for f32; "
                   "0: shortest exact text)")
@@ -107,21 +101,16 @@ void add_convert(CLI::App& app) {
   cmd->add_option("--block-size", o.block_size, "BCSR block size b (b x b blocks), 1..32")
       ->check(CLI::Range(1, 32))
       ->capture_default_str();
-  cmd->add_option("--slice-size", o.slice_size, "SELL slice height C (rows per slice)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--sigma", o.sigma,
-                  "SELL sorting window: rows sorted by length within windows of sigma rows (1: "
-                  "no sorting)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--threads-per-row", o.threads_per_row,
-                  "SELL-P: slice width padded to a multiple of this")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--hack-size", o.hack_size, "HLL and HDI hack height (rows per hack)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  const auto positive = [cmd](const std::string& name, auto& value, const std::string& help) {
+    cmd->add_option(name, value, help)->check(CLI::PositiveNumber)->capture_default_str();
+  };
+  positive("--slice-size", o.slice_size, "SELL slice height C (rows per slice)");
+  positive("--sigma", o.sigma,
+           "SELL sorting window: rows sorted by length within windows of sigma rows (1: no "
+           "sorting)");
+  positive("--threads-per-row", o.threads_per_row,
+           "SELL-P: slice width padded to a multiple of this");
+  positive("--hack-size", o.hack_size, "HLL and HDI hack height (rows per hack)");
   cmd->add_option("--hyb-width", o.hyb_width,
                   "HYB ELL width K (-1: Bell and Garland's rule, K such that a third of the rows "
                   "have K or more entries)")
@@ -135,11 +124,9 @@ void add_convert(CLI::App& app) {
           },
           "INT >= -1"))
       ->capture_default_str();
-  cmd->add_option("--max-expansion", o.max_expansion,
-                  "Padded formats refuse when their storage would exceed max(64 MiB, this factor "
-                  "x the CSR bytes)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  positive("--max-expansion", o.max_expansion,
+           "Padded formats refuse when their storage would exceed max(64 MiB, this factor x the "
+           "CSR bytes)");
   cmd->footer(
       "Reads a Matrix Market file (.mtx or .mtx.gz), converts it to FORMAT with the\n"
       "given parameters, converts it back and checks that the matrix is unchanged,\n"
@@ -153,17 +140,7 @@ void add_convert(CLI::App& app) {
       "Examples:\n"
       "  spx convert mhd4800a.mtx --to bcsr --block-size 4 -o mhd4800a-bcsr.mtx\n"
       "  spx convert big.mtx.gz --to sell --slice-size 32 --sigma 256 -o out.mtx.gz\n");
-  cmd->callback([args] {
-    const bool f32 = args->precision == "f32", i64 = args->index == "i64";
-    if (f32 && i64)
-      run_convert<float, std::int64_t>(*args);
-    else if (f32)
-      run_convert<float, std::int32_t>(*args);
-    else if (i64)
-      run_convert<double, std::int64_t>(*args);
-    else
-      run_convert<double, std::int32_t>(*args);
-  });
+  cmd->callback([args] { args->types.run([&]<class T, class I>() { run_convert<T, I>(*args); }); });
 }
 
 }  // namespace spx::cli

@@ -22,8 +22,7 @@ namespace {
 struct InfoArgs {
   std::string file;
   bool json = false;
-  std::string precision = "f64";
-  std::string index = "i32";
+  TypeOptions types;
 };
 
 /// Footprint of one format: its bytes, or why there are none.
@@ -151,12 +150,7 @@ void add_info(CLI::App& app) {
       "info", "Header, statistics and footprint in every format of a Matrix Market file");
   cmd->add_option("file", args->file, "Matrix Market file (.mtx or .mtx.gz)")->required();
   cmd->add_flag("--json", args->json, "Print the same as JSON");
-  cmd->add_option("--precision", args->precision, "Value type: f32 or f64 (footprints differ)")
-      ->check(CLI::IsMember({"f32", "f64"}))
-      ->capture_default_str();
-  cmd->add_option("--index", args->index, "Index type: i32 or i64")
-      ->check(CLI::IsMember({"i32", "i64"}))
-      ->capture_default_str();
+  args->types.add_to(cmd, "Value type: f32 or f64 (footprints differ)");
   cmd->footer(
       "Reads a Matrix Market file (.mtx, or .mtx.gz read directly; symmetric files are\n"
       "expanded, duplicates summed) and prints:\n"
@@ -171,17 +165,7 @@ void add_info(CLI::App& app) {
       "Example:\n"
       "  spx info matrices/mhd4800a.mtx\n"
       "  spx info big.mtx.gz --precision f32 --index i64 --json\n");
-  cmd->callback([args] {
-    const bool f32 = args->precision == "f32", i64 = args->index == "i64";
-    if (f32 && i64)
-      info<float, std::int64_t>(*args);
-    else if (f32)
-      info<float, std::int32_t>(*args);
-    else if (i64)
-      info<double, std::int64_t>(*args);
-    else
-      info<double, std::int32_t>(*args);
-  });
+  cmd->callback([args] { args->types.run([&]<class T, class I>() { info<T, I>(*args); }); });
 }
 
 }  // namespace spx::cli

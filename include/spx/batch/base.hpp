@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "spx/core/array.hpp"
@@ -93,18 +92,5 @@ class BatchBase {
   std::int64_t max_rows_ = 0, max_cols_ = 0, max_nnz_ = 0;
   std::shared_ptr<StructureCache> cache_ = std::make_shared<StructureCache>();
 };
-
-// ---- validation helpers shared by the batch formats (src/core/batch_base.cpp) ----
-
-/// Host copy of user offsets, checked: `count+1` entries (count taken from the
-/// first array checked, or `expected_size` when >= 0), first 0, non-decreasing.
-/// Messages name the format, the array and the matrix.
-std::vector<std::int64_t> checked_offsets(std::string_view format, std::string_view name,
-                                          const Array<std::int64_t>& offsets,
-                                          std::int64_t expected_size);
-/// Throws InvalidInput unless every extent of every matrix (rows, columns,
-/// nonzeros) fits index type I.
-void check_extents_fit(std::string_view format, std::span<const std::int64_t> offsets,
-                       std::string_view what, std::int64_t index_max);
 
 }  // namespace spx::detail

@@ -11,14 +11,7 @@
 
 namespace spx {
 
-struct BatchOptions {
-  /// Auto resolves per format and backend (src/cpu/batch_spmv.cpp,
-  /// src/cuda/register_batch.cu); the algorithm that ran is reported.
-  Algorithm algorithm = Algorithm::Auto;
-  /// cudaStream_t for device batches (nullptr: the default stream). The call
-  /// returns when the product is enqueued; synchronize the stream to wait.
-  CUstream_st* stream = nullptr;
-};
+using BatchOptions = ProductOptions;
 
 namespace detail {
 template <Value T, Index I>
