@@ -8,6 +8,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 
 #include "common.hpp"
 #include "reference/reference.hpp"
+#include "spx/convert.hpp"
 #include "spx/ops.hpp"
 #include "spx/registry.hpp"
 
@@ -95,6 +97,15 @@ inline auto reports_kernel(const KernelInfo& kernel) {
     EXPECT_EQ(info.backend, kernel.backend) << what;
     EXPECT_EQ(info.format, kernel.format) << what;
   };
+}
+
+/// The guard of the registry-wide kernel tests: every format convertible in
+/// this build had a kernel that ran (`ran`: the kernels that ran, per format).
+inline void expect_every_convertible_format_ran(const std::map<Format, int>& ran) {
+  for (Format f : kAllFormats)
+    if (convertible(f)) {
+      EXPECT_GT(ran.count(f) ? ran.at(f) : 0, 0) << to_string(f);
+    }
 }
 
 }  // namespace spx::test

@@ -286,10 +286,7 @@ Results run_batch_bench(std::span<const BatchMember> batches, const Config& conf
 
 void summarize_batch(Results& res) {
   using nlohmann::json;
-  json out = json::object();
-  out["op"] = "batch";
-  json per_precision = json::array();
-  for (Precision p : res.config.precisions) {
+  detail::set_op_summary(res, "batch", [&](Precision p) {
     json entries = json::array();
     for (const MatrixInfo& info : res.matrices) {
       if (!info.error.empty()) continue;
@@ -327,11 +324,8 @@ void summarize_batch(Results& res) {
       e["speedup_over_strided"] = best && strided ? json(*strided->time_s / *best->time_s) : json();
       entries.push_back(std::move(e));
     }
-    per_precision.push_back(
-        {{"precision", std::string(to_string(p))}, {"entries", std::move(entries)}});
-  }
-  out["precisions"] = std::move(per_precision);
-  res.op_summary = std::move(out);
+    return json{{"precision", std::string(to_string(p))}, {"entries", std::move(entries)}};
+  });
 }
 
 }  // namespace spx::bench

@@ -40,6 +40,19 @@ Results run_measured(const Config& config, const std::string& suite_name, Member
   return res;
 }
 
+/// Sets the op_summary of an SpMM or batch run: {"op": op, "precisions":
+/// [summary(p) for each precision of the run]}.
+template <class PerPrecision>
+void set_op_summary(Results& res, const std::string& op, PerPrecision&& summary) {
+  nlohmann::json precisions = nlohmann::json::array();
+  for (Precision p : res.config.precisions)
+    precisions.push_back(summary(p));
+  nlohmann::json out = nlohmann::json::object();
+  out["op"] = op;
+  out["precisions"] = std::move(precisions);
+  res.op_summary = std::move(out);
+}
+
 /// `config` for member i of `count`: its progress lines prefixed "[i/count] ",
 /// after a first line "<name>: <doing>" (nothing without a progress callback).
 Config member_config(const Config& config, std::size_t i, std::size_t count,

@@ -430,10 +430,7 @@ Results run_spmm_bench(const Suite& suite, const Config& config) {
 
 void summarize_spmm(Results& res) {
   using nlohmann::json;
-  json out = json::object();
-  out["op"] = "spmm";
-  json per_precision = json::array();
-  for (Precision p : res.config.precisions) {
+  detail::set_op_summary(res, "spmm", [&](Precision p) {
     json entries = json::array();
     double log_sum = 0;
     int speedups = 0, rule_total = 0, rule_right = 0;
@@ -534,10 +531,8 @@ void summarize_spmm(Results& res) {
     h["gemm_by_n"] = std::move(gemm_json);
     h["gemm"] = gemm_all.empty() ? json() : gemm_entry(gemm_all);
     h["entries"] = std::move(entries);
-    per_precision.push_back(std::move(h));
-  }
-  out["precisions"] = std::move(per_precision);
-  res.op_summary = std::move(out);
+    return h;
+  });
 }
 
 }  // namespace spx::bench
