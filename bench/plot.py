@@ -56,6 +56,16 @@ import numpy as np  # noqa: E402
 FORMAT_ORDER = ["coo", "csr", "csc", "ell", "sell", "hll", "dia", "hdi", "hyb", "jad", "bcsr"]
 
 
+def save(fig, out, title=None, fontsize=9):
+    """Writes the figure (with its title, if any) to `out`, closes it, returns `out`."""
+    if title is not None:
+        fig.suptitle(title, fontsize=fontsize)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
 def palette(n):
     """n distinct colours: tab10 first, then the light halves of tab20."""
     base = [plt.cm.tab10(i) for i in range(10)] + [plt.cm.tab20(2 * i + 1) for i in range(10)]
@@ -139,11 +149,7 @@ def performance_profile(doc, precision, out):
         ax.set_title(f"{label}, {len(matrices)} matrices")
         ax.grid(True, which="both", alpha=0.3)
     axes[1].legend(loc="lower right", fontsize=8, ncol=2)
-    fig.suptitle(f"Performance profile over formats, {precision}: {title_of(doc)}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return save(fig, out, f"Performance profile over formats, {precision}: {title_of(doc)}", 10)
 
 
 def roofline(doc, out):
@@ -180,10 +186,7 @@ def roofline(doc, out):
     ax.set_title(f"Roofline, best SpX kernel per matrix\n{title_of(doc)}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", ncol=2)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return save(fig, out)
 
 
 def speedup(doc, out):
@@ -227,11 +230,7 @@ def speedup(doc, out):
         ax.set_xlim(-0.7, n - 0.3)
         ax.grid(True, axis="y", which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="upper right", ncol=4)
-    fig.suptitle(title_of(doc), fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return save(fig, out, title_of(doc))
 
 
 def spmm_entries(doc):
@@ -286,11 +285,7 @@ def spmm_speedup(doc, out):
         ax.set_xlim(-0.6, n - 0.4)
         ax.grid(True, axis="y", which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(widths))
-    fig.suptitle(title_of(doc), fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return save(fig, out, title_of(doc))
 
 
 def spmm_bandwidth(doc, out):
@@ -338,11 +333,7 @@ def spmm_bandwidth(doc, out):
                      f"(copy {doc['run']['copy_gbs']:.0f} GB/s)", fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left", ncol=2)
-    fig.suptitle(title_of(doc), fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return save(fig, out, title_of(doc))
 
 
 def gemm_label(g):
@@ -426,11 +417,7 @@ def spmm_density(doc, out):
         ax_r.set_title(f"SpMM {p}: dense GEMM against SpX's best"
                        + (f"; all n: {gemm_label(overall)}" if overall else ""), fontsize=10)
         ax_r.legend(fontsize=7, loc="upper left")
-    fig.suptitle(title_of(doc), fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return save(fig, out, title_of(doc))
 
 
 def main():

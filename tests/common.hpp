@@ -1,16 +1,22 @@
 // Shared test fixtures: the type pairs every typed test runs over, random
-// data, and the GPU gate.
+// data, the (alpha, beta) grid, exception messages, and the GPU gate.
 #pragma once
 
 #include <cstdint>
 #include <cstdlib>
-#include <random>
+#include <cstring>
+#include <initializer_list>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "reference/reference.hpp"
+#include "spx/core/error.hpp"
 #include "spx/core/types.hpp"
+#include "spx/formats/csr.hpp"
 
 namespace spx::test {
 
@@ -31,6 +37,13 @@ struct TypePairNames {
   }
 };
 
+/// Declares the typed test suite `Name` (an empty fixture) over TypePairs,
+/// its instances named by TypePairNames.
+#define SPX_TYPED_TEST_SUITE(Name)        \
+  template <class P>                      \
+  class Name : public ::testing::Test {}; \
+  TYPED_TEST_SUITE(Name, ::spx::test::TypePairs, ::spx::test::TypePairNames)
+
 /// A fresh random seed per run (printed on failure through SCOPED_TRACE by
 /// the callers), so that tests do not pass on one lucky draw.
 inline std::uint64_t fresh_seed() {
@@ -38,15 +51,73 @@ inline std::uint64_t fresh_seed() {
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
 
-/// Values uniform in ±[0.5, 1.5]: never zero, mixed signs.
+/// Values uniform in ±[0.5, 1.5]: never zero, mixed signs (the benchmark's
+/// operands too).
+using reference::random_values;
+
+/// The (alpha, beta) grid of the kernel tests: beta = 0 first (y poisoned
+/// with NaN before it: a kernel must not read y), then general scalars,
+/// alpha != 1 with beta = 0, and alpha = 0. Tests that run fewer pairs take a
+/// prefix: kScalars.first(2) or first(3) (the GPU stress tests), first(4).
+struct Scalars {
+  double alpha, beta;
+};
+inline constexpr Scalars kScalarGrid[] = {{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0},
+                                          {0.5, 0.0}, {0.0, 1.5},  {0.0, 0.0}};
+inline constexpr std::span<const Scalars> kScalars{kScalarGrid};
+
+/// The message of the exception E that `f` throws; a failure (and "") when
+/// it throws nothing or another type.
+template <class E = InvalidInput, class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "expected an exception";
+  return {};
+}
+
+/// Whether `text` contains `part` (with both in the failure message).
+inline ::testing::AssertionResult contains(std::string_view text, std::string_view part) {
+  if (text.find(part) != std::string_view::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
+#define EXPECT_CONTAINS(text, part) EXPECT_TRUE(::spx::test::contains((text), (part)))
+
+/// Expects `f` to throw E with a message that contains every one of `parts`.
+template <class E = InvalidInput, class F>
+void expect_error(F&& f, std::initializer_list<std::string_view> parts) {
+  const std::string msg = message_of<E>(std::forward<F>(f));
+  for (const std::string_view part : parts)
+    EXPECT_CONTAINS(msg, part);
+}
+
+/// Arrays equal bit for bit (so −0.0 ≠ +0.0 and NaN payloads show); reports
+/// the first difference.
 template <class T>
-std::vector<T> random_vector(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> mag(0.5, 1.5);
-  std::vector<T> v(static_cast<std::size_t>(n));
-  for (auto& e : v)
-    e = static_cast<T>((gen() & 1 ? 1.0 : -1.0) * mag(gen));
-  return v;
+void expect_bitwise_equal(const Array<T>& got, const Array<T>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  const auto g = got.to_vector(), w = want.to_vector();
+  for (std::size_t k = 0; k < g.size(); ++k)
+    if (std::memcmp(&g[k], &w[k], sizeof(T)) != 0) {
+      ADD_FAILURE() << what << ": entry " << k << " is " << g[k] << ", expected " << w[k];
+      return;
+    }
+}
+
+/// Two CSR matrices equal: shapes, and every array bit for bit.
+template <Value T, Index I>
+void expect_same_csr(const Csr<T, I>& got, const Csr<T, I>& want, const std::string& what) {
+  ASSERT_EQ(got.rows(), want.rows()) << what;
+  ASSERT_EQ(got.cols(), want.cols()) << what;
+  expect_bitwise_equal(got.row_ptr(), want.row_ptr(), what + " row_ptr");
+  expect_bitwise_equal(got.col_idx(), want.col_idx(), what + " col_idx");
+  expect_bitwise_equal(got.values(), want.values(), what + " values");
 }
 
 /// The folder of real matrices: $SPX_REAL_MATRICES when set (a copy of the

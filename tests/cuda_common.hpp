@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "reference.hpp"
 #include "spx/ops.hpp"
 #include "spx/registry.hpp"
 
@@ -38,7 +39,7 @@ Csr<T, I> csr_with_lengths(std::int64_t cols, const std::vector<std::int64_t>& l
     col.insert(col.end(), row.begin(), row.end());
     ptr.push_back(static_cast<I>(col.size()));
   }
-  const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed + 1);
+  const auto val = random_values<T>(static_cast<std::int64_t>(col.size()), seed + 1);
   return Csr<T, I>(static_cast<I>(lengths.size()), static_cast<I>(cols), Array<I>(ptr),
                    Array<I>(col), Array<T>(val));
 }
@@ -54,8 +55,9 @@ std::vector<const SpmvKernel<T, I>*> cuda_kernels(Format f, bool with_baselines 
   return out;
 }
 
-/// y = alpha*A*x + beta*y0 on the device with algorithm `a`; host result.
-template <class M, Value T = typename M::value_type>
+/// y = alpha*A*x + beta*y0 on the device with algorithm `a` (A a device
+/// matrix of any format, or a Matrix holding one); host result.
+template <class M, Value T>
 std::vector<T> device_spmv(const M& dA, Algorithm a, T alpha, const std::vector<T>& x, T beta,
                            const std::vector<T>& y0, RunInfo* info = nullptr) {
   const Array<T> dx = Array<T>(x).to(Space::Device);
@@ -65,6 +67,17 @@ std::vector<T> device_spmv(const M& dA, Algorithm a, T alpha, const std::vector<
   const RunInfo ran = spmv(alpha, dA, dx, beta, dy, opts);
   if (info != nullptr) *info = ran;
   return dy.to_vector();
+}
+
+/// The run of matches_over_grid (reference.hpp) for the device matrix dM and
+/// algorithm a: device_spmv with the grid's scalars and initial y.
+template <class M, Value T>
+auto on_device(const M& dM, Algorithm a, const std::vector<T>& x) {
+  return [&dM, a, &x](T alpha, T beta, const std::vector<T>& y_init) {
+    Ran<T> r;
+    r.y = device_spmv(dM, a, alpha, x, beta, y_init, &r.info);
+    return r;
+  };
 }
 
 template <Value T>

@@ -1,37 +1,40 @@
+// The shared test matrices (matrices.hpp). Seeds are fresh each run; the
+// names of the generated ones (describe) carry them for reproduction.
 #include "matrices.hpp"
 
-#include <cstdint>
-#include <tuple>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
 
 #include "common.hpp"
 #include "spx/convert.hpp"
 #include "spx/formats/coo.hpp"
+#include "spx/generate.hpp"
+#include "spx/io/matrix_market.hpp"
 
 namespace spx::test {
-namespace {
 
-/// A CSR from (row, col) pairs with random nonzero values.
 template <Value T, Index I>
-Csr<T, I> from_pattern(I rows, I cols, const std::vector<std::pair<I, I>>& entries,
-                       std::uint64_t seed) {
-  std::vector<I> r, c;
-  for (auto [i, j] : entries) {
-    r.push_back(i);
-    c.push_back(j);
-  }
-  auto v = random_vector<T>(static_cast<std::int64_t>(entries.size()), seed);
-  Coo<T, I> coo(rows, cols, Array<I>(r), Array<I>(c), Array<T>(v));
-  return to_csr(coo);
+Csr<T, I> csr_from_entries(std::int64_t rows, std::int64_t cols, const std::vector<I>& r,
+                           const std::vector<I>& c, std::uint64_t seed) {
+  const auto v = random_values<T>(static_cast<std::int64_t>(r.size()), seed);
+  return to_csr(
+      Coo<T, I>(static_cast<I>(rows), static_cast<I>(cols), Array<I>(r), Array<I>(c), Array<T>(v)));
 }
-
-}  // namespace
 
 template <Value T, Index I>
 std::vector<TestMatrix<T, I>> handmade_matrices() {
   std::vector<TestMatrix<T, I>> out;
   const std::uint64_t seed = fresh_seed();
   const auto add = [&](std::string name, I rows, I cols, std::vector<std::pair<I, I>> entries) {
-    out.push_back({std::move(name), from_pattern<T, I>(rows, cols, entries, seed + out.size())});
+    std::vector<I> r, c;
+    for (auto [i, j] : entries) {
+      r.push_back(i);
+      c.push_back(j);
+    }
+    out.push_back({std::move(name), csr_from_entries<T, I>(rows, cols, r, c, seed + out.size())});
   };
   add("0x0", 0, 0, {});
   add("1x1", 1, 1, {{0, 0}});
@@ -77,7 +80,79 @@ std::vector<TestMatrix<T, I>> handmade_matrices() {
   return out;
 }
 
-#define SPX_INST(T, I) template std::vector<TestMatrix<T, I>> handmade_matrices<T, I>();
+template <Value T, Index I>
+TestMatrix<T, I> generated(std::string_view spec, std::uint64_t seed) {
+  GenSpec s = parse_gen_spec(spec);
+  s.seed = seed;
+  return {describe(s), generate<T, I>(s)};
+}
+
+/// One small member of every generator class (at most 1000 rows and about
+/// 2–3 k nonzeros each, so that the registry-wide SpMV and SpMM kernel tests
+/// stay fast), plus two batch members.
+template <Value T, Index I>
+std::vector<TestMatrix<T, I>> generated_matrices() {
+  const std::uint64_t seed = fresh_seed();
+  std::vector<TestMatrix<T, I>> out;
+  for (const char* text :
+       {"stencil2d:n=16,points=5", "stencil2d:n=14,points=9", "stencil3d:n=7,points=7",
+        "stencil3d:n=5,points=27", "fem:n=6,block=3", "random:n=500,degree=5",
+        "rmat:scale=8,degree=8", "chunglu:n=1000,degree=3", "road:n=900", "banded:n=800,bands=6",
+        "denserows:n=600,degree=2,dense_rows=2", "mixed:n=300"})
+    out.push_back(generated<T, I>(text, seed + out.size()));
+  BatchSpec batch;
+  batch.count = 2;
+  batch.min_rows = 11;
+  batch.max_rows = 200;
+  batch.seed = seed;
+  auto members = generate_batch<T, I>(batch);
+  for (std::size_t k = 0; k < members.size(); ++k)
+    out.push_back({describe(batch) + "-m" + std::to_string(k), std::move(members[k])});
+  return out;
+}
+
+/// Every `.mtx` and `.mtx.gz` file of the real-matrix folder, in name order,
+/// as CSR (symmetry expanded, duplicates summed); named by the file stem. The
+/// folder is $SPX_REAL_MATRICES when set (a copy of the tree on another
+/// machine), else the path compiled in. With SPX_TEST_SMALL=1 (sanitizer
+/// runs) only the five smallest files are read.
+template <Value T, Index I>
+std::vector<TestMatrix<T, I>> real_matrices() {
+  namespace fs = std::filesystem;
+  const fs::path dir = real_matrix_dir();
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    std::printf("[  INFO    ] no real matrices: %s does not exist\n", dir.c_str());
+    return {};
+  }
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".mtx") || name.ends_with(".mtx.gz")) files.push_back(entry.path());
+  }
+  if (const char* small = std::getenv("SPX_TEST_SMALL"); small != nullptr && small[0] == '1') {
+    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+      return fs::file_size(a) < fs::file_size(b);
+    });
+    files.resize(std::min<std::size_t>(files.size(), 5));
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<TestMatrix<T, I>> out;
+  for (const auto& file : files) {
+    std::string name = file.filename().string();
+    name = name.substr(0, name.find(".mtx"));
+    out.push_back({name, io::read_csr<T, I>(file)});
+  }
+  return out;
+}
+
+#define SPX_INST(T, I)                                                                         \
+  template std::vector<TestMatrix<T, I>> handmade_matrices<T, I>();                            \
+  template std::vector<TestMatrix<T, I>> generated_matrices<T, I>();                           \
+  template std::vector<TestMatrix<T, I>> real_matrices<T, I>();                                \
+  template TestMatrix<T, I> generated<T, I>(std::string_view, std::uint64_t);                  \
+  template Csr<T, I> csr_from_entries<T, I>(std::int64_t, std::int64_t, const std::vector<I>&, \
+                                            const std::vector<I>&, std::uint64_t);
 SPX_INST(float, std::int32_t)
 SPX_INST(float, std::int64_t)
 SPX_INST(double, std::int32_t)

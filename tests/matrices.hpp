@@ -1,9 +1,11 @@
 // The matrices kernel tests run on: hand-made adversarial cases, one member
 // of every generator class, and the real SuiteSparse matrices in
-// ../shared/matrices/real/.
+// ../shared/matrices/real/; and the ways tests build their own.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spx/formats/csr.hpp"
@@ -17,16 +19,16 @@ struct TestMatrix {
 };
 
 /// 0×0, 1×1, empty rows, an all-empty matrix, one dense row, a single column,
-/// rectangular (wide and tall), a diagonal.  (matrices.cpp)
+/// rectangular (wide and tall), a diagonal.
 template <Value T, Index I>
 std::vector<TestMatrix<T, I>> handmade_matrices();
 
-/// One small member of every generator class.  (matrices_generated.cpp)
+/// One small member of every generator class.
 template <Value T, Index I>
 std::vector<TestMatrix<T, I>> generated_matrices();
 
 /// Every matrix in ../shared/matrices/real/ (empty when the folder is absent;
-/// the caller logs that).  (matrices_real.cpp)
+/// the caller logs that).
 template <Value T, Index I>
 std::vector<TestMatrix<T, I>> real_matrices();
 
@@ -39,5 +41,16 @@ std::vector<TestMatrix<T, I>> all_test_matrices() {
       all.push_back(std::move(m));
   return all;
 }
+
+/// spx::generate of a spec as `spx gen` reads it ("stencil2d:n=150,points=5")
+/// with `seed`, named by describe().
+template <Value T, Index I>
+TestMatrix<T, I> generated(std::string_view spec, std::uint64_t seed);
+
+/// A rows × cols CSR with entries at (r[k], c[k]) (any order, duplicates
+/// summed) and random values in ±[0.5, 1.5] from `seed`.
+template <Value T, Index I>
+Csr<T, I> csr_from_entries(std::int64_t rows, std::int64_t cols, const std::vector<I>& r,
+                           const std::vector<I>& c, std::uint64_t seed);
 
 }  // namespace spx::test

@@ -1,60 +1,38 @@
-// The reference product for tests: sequential, long-double accumulation,
-// straight from CSR, plus the error bound each kernel result is checked
-// against: |y − y_ref| ≤ γ·(|β||y0| + |α|·Σ|a||x|) per row, with
-// γ = (row length + 2)·eps(T) (the classical bound for a dot product).
+// The tests' side of the reference library (bench/reference, shared with the
+// benchmark): the check of a result against the reference and its bound,
+// |y − y_ref| ≤ (terms + 4)·eps(T)·(|β||y0| + |α|·Σ|a||x|) + 4·min(T), and
+// the loop over the (alpha, beta) grid that every kernel test runs.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
-#include <cstdint>
+#include <exception>
 #include <limits>
+#include <map>
+#include <span>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "spx/formats/csr.hpp"
+#include "common.hpp"
+#include "reference/reference.hpp"
+#include "spx/convert.hpp"
+#include "spx/ops.hpp"
+#include "spx/registry.hpp"
 
 namespace spx::test {
 
-template <Value T>
-struct Reference {
-  std::vector<T> y;      ///< the exact-as-possible result
-  std::vector<T> bound;  ///< allowed absolute error per entry
-};
-
-template <Value T, Index I>
-Reference<T> reference_spmv(T alpha, const Csr<T, I>& A, const std::vector<T>& x, T beta,
-                            const std::vector<T>& y0) {
-  const std::vector<I> ptr = A.row_ptr().to_vector();
-  const std::vector<I> col = A.col_idx().to_vector();
-  const std::vector<T> val = A.values().to_vector();
-  Reference<T> ref{std::vector<T>(A.rows()), std::vector<T>(A.rows())};
-  const long double eps = std::numeric_limits<T>::epsilon();
-  for (std::int64_t r = 0; r < A.rows(); ++r) {
-    long double sum = 0, mag = 0;
-    for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
-      sum += static_cast<long double>(val[k]) * x[col[k]];
-      mag += std::fabs(static_cast<long double>(val[k]) * x[col[k]]);
-    }
-    long double y = static_cast<long double>(alpha) * sum;
-    long double bound = std::fabs(static_cast<long double>(alpha)) * mag;
-    if (beta != T{0}) {
-      y += static_cast<long double>(beta) * y0[r];
-      bound += std::fabs(static_cast<long double>(beta) * y0[r]);
-    }
-    const auto len = static_cast<long double>(ptr[r + 1] - ptr[r]);
-    ref.y[r] = static_cast<T>(y);
-    // Summation error, plus one rounding of the result and of each scaling,
-    // plus a denormal floor.
-    ref.bound[r] = static_cast<T>((len + 4) * eps * bound + 4 * std::numeric_limits<T>::min());
-  }
-  return ref;
-}
+using reference::expected;
+using reference::Expected;
+using reference::expected_spmv;
+using reference::Product;
 
 /// Expects got[i] within bound of the reference everywhere, and no NaN.
 /// Returns the number of mismatches (reports the first few).
 template <Value T>
-int expect_matches(const std::vector<T>& got, const Reference<T>& ref, const std::string& what) {
+int expect_matches(const std::vector<T>& got, const Expected<T>& ref, const std::string& what) {
   EXPECT_EQ(got.size(), ref.y.size()) << what;
   int bad = 0;
   for (std::size_t i = 0; i < std::min(got.size(), ref.y.size()); ++i) {
@@ -64,6 +42,70 @@ int expect_matches(const std::vector<T>& got, const Reference<T>& ref, const std
                     << " (allowed error " << ref.bound[i] << ")";
   }
   return bad;
+}
+
+/// What one product of a grid run gives back: the result and its report.
+template <Value T>
+struct Ran {
+  std::vector<T> y;
+  RunInfo info;
+};
+
+/// y = alpha·P + beta·y0 for each (alpha, beta) of `grid`: `run(alpha, beta,
+/// y_init)` computes it (y_init is y0, or NaN when beta = 0: a kernel must
+/// not read y then) and returns Ran; the result must match the reference
+/// within its bound, and `check_info(info, what)` adds the caller's
+/// expectations on the report. An exception is a failure. Returns false after
+/// the first failing pair (reported with `label` and the scalars).
+template <Value T, class Run, class CheckInfo>
+bool matches_over_grid(std::span<const Scalars> grid, const Product& p, const std::vector<T>& y0,
+                       const std::string& label, Run&& run, CheckInfo&& check_info) {
+  for (const auto [a, b] : grid) {
+    const T alpha = static_cast<T>(a), beta = static_cast<T>(b);
+    const std::string what = fmt::format("{}, alpha={} beta={}", label, a, b);
+    const std::vector<T> y_init =
+        b == 0 ? std::vector<T>(y0.size(), std::numeric_limits<T>::quiet_NaN()) : y0;
+    Ran<T> ran;
+    try {
+      ran = run(alpha, beta, y_init);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << what << ": threw " << e.what();
+      return false;
+    }
+    check_info(ran.info, what);
+    if (expect_matches(ran.y, expected<T>(p, alpha, beta, y0), what) > 0) return false;
+  }
+  return true;
+}
+
+/// The run of matches_over_grid for a host matrix m (a format, or a Matrix
+/// holding one): spx::spmv with the grid's scalars and initial y.
+template <class M, Value T>
+auto on_host(const M& m, const std::vector<T>& x) {
+  return [&m, &x](T alpha, T beta, const std::vector<T>& y_init) {
+    Ran<T> r{y_init, {}};
+    r.info = spmv(alpha, m, x, beta, r.y);
+    return r;
+  };
+}
+
+/// The check_info of matches_over_grid for a kernel's runs: the report names
+/// the kernel's algorithm, backend and format.
+inline auto reports_kernel(const KernelInfo& kernel) {
+  return [kernel](const RunInfo& info, const std::string& what) {
+    EXPECT_EQ(info.algorithm, kernel.algorithm) << what;
+    EXPECT_EQ(info.backend, kernel.backend) << what;
+    EXPECT_EQ(info.format, kernel.format) << what;
+  };
+}
+
+/// The guard of the registry-wide kernel tests: every format convertible in
+/// this build had a kernel that ran (`ran`: the kernels that ran, per format).
+inline void expect_every_convertible_format_ran(const std::map<Format, int>& ran) {
+  for (Format f : kAllFormats)
+    if (convertible(f)) {
+      EXPECT_GT(ran.count(f) ? ran.at(f) : 0, 0) << to_string(f);
+    }
 }
 
 }  // namespace spx::test

@@ -351,8 +351,7 @@ TEST(BenchSchema, ValidatorCatchesViolations) {
 }
 
 TEST(BenchSchema, EveryFieldIsDocumented) {
-  const fs::path doc_path =
-      fs::path(__FILE__).parent_path().parent_path() / "docs" / "benchmarks.md";
+  const fs::path doc_path = fs::path(SPX_SOURCE_DIR) / "docs" / "benchmarks.md";
   std::ifstream in(doc_path);
   ASSERT_TRUE(in) << "cannot read " << doc_path;
   std::stringstream ss;

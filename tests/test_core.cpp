@@ -17,22 +17,6 @@
 namespace spx::test {
 namespace {
 
-/// Runs `f` and expects an exception of type E whose message contains every
-/// string in `needles`.
-template <class E, class F>
-void expect_error(F&& f, std::initializer_list<std::string> needles) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an exception";
-  } catch (const E& e) {
-    for (const auto& n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "message '" << e.what() << "' lacks '" << n << "'";
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-  }
-}
-
 TEST(Enums, NamesRoundTrip) {
   for (Format f : kAllFormats)
     EXPECT_EQ(parse_format(to_string(f)), f);
@@ -81,9 +65,7 @@ TEST(ArrayTest, HostOutOfMemoryNamesSize) {
   }
 }
 
-template <class P>
-class Formats : public ::testing::Test {};
-TYPED_TEST_SUITE(Formats, TypePairs, TypePairNames);
+SPX_TYPED_TEST_SUITE(Formats);
 
 TYPED_TEST(Formats, CsrValidationNamesTheProblem) {
   using T = typename TypeParam::value_type;

@@ -34,9 +34,7 @@
 namespace spx::test {
 namespace {
 
-template <class P>
-class CudaKernels : public ::testing::Test {};
-TYPED_TEST_SUITE(CudaKernels, TypePairs, TypePairNames);
+SPX_TYPED_TEST_SUITE(CudaKernels);
 
 /// Matrices that stress the CUDA launch geometry (host CSR).
 template <Value T, Index I>
@@ -79,20 +77,11 @@ std::vector<TestMatrix<T, I>> stress_matrices() {
       l = 1 + static_cast<std::int64_t>(gen() % 2);
     add("short-rows", 100000 / s, len);
   }
-  {  // 2D 5-point stencil (regular, ~5 per row)
-    const std::int64_t g = small_tests() ? 50 : 150;
-    std::vector<I> ptr{0}, col;
-    for (std::int64_t i = 0; i < g; ++i)
-      for (std::int64_t j = 0; j < g; ++j) {
-        for (auto [di, dj] : {std::pair{-1, 0}, {0, -1}, {0, 0}, {0, 1}, {1, 0}})
-          if (i + di >= 0 && i + di < g && j + dj >= 0 && j + dj < g)
-            col.push_back(static_cast<I>((i + di) * g + j + dj));
-        ptr.push_back(static_cast<I>(col.size()));
-      }
-    const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed + 99);
-    out.push_back({"stencil-5pt", Csr<T, I>(static_cast<I>(g * g), static_cast<I>(g * g),
-                                            Array<I>(ptr), Array<I>(col), Array<T>(val))});
-  }
+  // 2D 5-point stencil (regular, ~5 per row)
+  out.push_back(
+      {"stencil-5pt",
+       generated<T, I>(fmt::format("stencil2d:n={},points=5", small_tests() ? 50 : 150), seed + 99)
+           .A});
   return out;
 }
 
@@ -104,24 +93,18 @@ TYPED_TEST(CudaKernels, StressMatricesMatchReference) {
   using I = typename TypeParam::index_type;
   for (auto& [name, A] : stress_matrices<T, I>()) {
     const std::uint64_t seed = fresh_seed();
-    const auto x = random_vector<T>(A.cols(), seed);
-    const auto y0 = random_vector<T>(A.rows(), seed + 1);
-    const Csr<T, I> dcsr = A.to(Space::Device);
-    const Coo<T, I> dcoo = to_coo(A).to(Space::Device);
-    for (auto [alpha, beta] : {std::pair{1.0, 0.0}, {2.5, -0.5}}) {
-      const auto ref = reference_spmv<T, I>(T(alpha), A, x, T(beta), y0);
-      const auto yinit = beta == 0 ? nan_vector<T>(A.rows()) : y0;
-      for (Format f : {Format::Csr, Format::Coo})
-        for (const auto* k : cuda_kernels<T, I>(f)) {
-          const std::string what =
-              fmt::format("{} {}/{} alpha={} beta={} seed={}", name, to_string(f),
-                          to_string(k->info.algorithm), alpha, beta, seed);
-          const auto got = f == Format::Csr
-                               ? device_spmv(dcsr, k->info.algorithm, T(alpha), x, T(beta), yinit)
-                               : device_spmv(dcoo, k->info.algorithm, T(alpha), x, T(beta), yinit);
-          EXPECT_EQ(expect_matches(got, ref, what), 0) << what;
-        }
-    }
+    const auto x = random_values<T>(A.cols(), seed);
+    const auto y0 = random_values<T>(A.rows(), seed + 1);
+    const Product product = reference::product(A, std::span<const T>(x));
+    const auto check = [&](const auto& dM, Format f) {
+      for (const auto* k : cuda_kernels<T, I>(f))
+        matches_over_grid(
+            kScalars.first(2), product, y0,
+            fmt::format("{} {}/{} seed={}", name, to_string(f), to_string(k->info.algorithm), seed),
+            on_device(dM, k->info.algorithm, x), reports_kernel(k->info));
+    };
+    check(A.to(Space::Device), Format::Csr);
+    check(to_coo(A).to(Space::Device), Format::Coo);
   }
 }
 
@@ -136,12 +119,12 @@ TYPED_TEST(CudaKernels, SpxKernelsAgreeWithCusparse) {
   for (auto& [name, A] : mats) {
     if (A.rows() == 0 || A.nnz() == 0) continue;
     const std::uint64_t seed = fresh_seed();
-    const auto x = random_vector<T>(A.cols(), seed);
-    const auto y0 = random_vector<T>(A.rows(), seed + 1);
+    const auto x = random_values<T>(A.cols(), seed);
+    const auto y0 = random_values<T>(A.rows(), seed + 1);
     const Csr<T, I> dA = A.to(Space::Device);
     // Both results lie within the reference bound of the exact product, so
     // within twice the bound of each other.
-    const auto ref = reference_spmv<T, I>(T{2}, A, x, T{-1}, y0);
+    const auto ref = expected_spmv<T, I>(T{2}, A, x, T{-1}, y0);
     const auto base = device_spmv(dA, spx::baselines::CusparseCsrAlg2, T{2}, x, T{-1}, y0);
     for (const auto* k : cuda_kernels<T, I>(Format::Csr, false)) {
       const auto got = device_spmv(dA, k->info.algorithm, T{2}, x, T{-1}, y0);
@@ -162,7 +145,7 @@ TYPED_TEST(CudaKernels, DeterministicKernelsAreBitwiseReproducible) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
   for (auto& [name, A] : stress_matrices<T, I>()) {
-    const auto x = random_vector<T>(A.cols(), fresh_seed());
+    const auto x = random_values<T>(A.cols(), fresh_seed());
     const auto y0 = nan_vector<T>(A.rows());
     const Csr<T, I> dA = A.to(Space::Device);
     const Csr<T, I> dB = dA.clone();  // a fresh structure cache: plans built again
@@ -186,13 +169,13 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
   auto mats = stress_matrices<T, I>();
   auto& A = mats.front().A;  // power-law
   Csr<T, I> dA = A.to(Space::Device);
-  const auto x = random_vector<T>(A.cols(), fresh_seed());
-  const auto y0 = random_vector<T>(A.rows(), fresh_seed());
+  const auto x = random_values<T>(A.cols(), fresh_seed());
+  const auto y0 = random_values<T>(A.rows(), fresh_seed());
   for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, spx::baselines::CusparseCsrAlg1,
                       spx::baselines::CusparseCsrAlg2}) {
     const auto first = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
     const auto again = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
-    EXPECT_EQ(expect_matches(again, reference_spmv<T, I>(T{1}, A, x, T{0.5}, y0),
+    EXPECT_EQ(expect_matches(again, expected_spmv<T, I>(T{1}, A, x, T{0.5}, y0),
                              std::string(to_string(a))),
               0);
     if (a != spx::baselines::CusparseCsrAlg1) {
@@ -200,11 +183,11 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
     }
   }
   // New values, same structure: the cached plans stay valid.
-  const auto fresh = random_vector<T>(A.nnz(), fresh_seed());
+  const auto fresh = random_values<T>(A.nnz(), fresh_seed());
   std::copy(fresh.begin(), fresh.end(), A.values().begin());
   detail::copy_bytes(dA.values().data(), Space::Device, fresh.data(), Space::Host,
                      fresh.size() * sizeof(T));
-  const auto ref = reference_spmv<T, I>(T{1}, A, x, T{0.5}, y0);
+  const auto ref = expected_spmv<T, I>(T{1}, A, x, T{0.5}, y0);
   for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, spx::baselines::CusparseCsrAlg1,
                       spx::baselines::CusparseCsrAlg2})
     EXPECT_EQ(expect_matches(device_spmv(dA, a, T{1}, x, T{0.5}, y0), ref,
@@ -228,8 +211,8 @@ TYPED_TEST(CudaKernels, UserStreams) {
     std::vector<std::vector<T>> xs, ys;
     std::vector<Array<T>> dx, dy;
     for (int i = 0; i < 2; ++i) {
-      xs.push_back(random_vector<T>(A.cols(), fresh_seed()));
-      ys.push_back(random_vector<T>(A.rows(), fresh_seed()));
+      xs.push_back(random_values<T>(A.cols(), fresh_seed()));
+      ys.push_back(random_values<T>(A.rows(), fresh_seed()));
       dx.push_back(Array<T>(xs.back()).to(Space::Device));
       dy.push_back(Array<T>(ys.back()).to(Space::Device));
     }
@@ -241,7 +224,7 @@ TYPED_TEST(CudaKernels, UserStreams) {
     }
     for (int i = 0; i < 2; ++i) {
       ASSERT_EQ(cudaStreamSynchronize(streams[i]), cudaSuccess);
-      const auto ref = reference_spmv<T, I>(T{-1}, A, xs[i], T{2}, ys[i]);
+      const auto ref = expected_spmv<T, I>(T{-1}, A, xs[i], T{2}, ys[i]);
       EXPECT_EQ(expect_matches(dy[i].to_vector(), ref,
                                fmt::format("{} on stream {}", to_string(k->info.algorithm), i)),
                 0);
@@ -300,13 +283,13 @@ TYPED_TEST(CudaKernels, AutoChoosesByRowStatisticsAndReportsIt) {
   for (auto& [name, A] : handmade_matrices<T, I>()) {
     if (A.rows() == 0) continue;
     const Csr<T, I> dA = A.to(Space::Device);
-    const auto x = random_vector<T>(A.cols(), 3);
+    const auto x = random_values<T>(A.cols(), 3);
     RunInfo info;
     const auto got =
         device_spmv(dA, Algorithm::Auto, T{1}, x, T{0}, nan_vector<T>(A.rows()), &info);
     EXPECT_NE(info.algorithm, Algorithm::Auto) << name;
     EXPECT_EQ(info.backend, Backend::Cuda) << name;
-    EXPECT_EQ(expect_matches(got, reference_spmv<T, I>(T{1}, A, x, T{0}, got), name), 0);
+    EXPECT_EQ(expect_matches(got, expected_spmv<T, I>(T{1}, A, x, T{0}, got), name), 0);
     if (name == "dense-row") {
       EXPECT_EQ(info.algorithm, Algorithm::MergePath);
     }
@@ -317,7 +300,7 @@ TYPED_TEST(CudaKernels, AutoChoosesByRowStatisticsAndReportsIt) {
   for (auto& [name, A] : stress_matrices<T, I>()) {
     const Csr<T, I> dA = A.to(Space::Device);
     RunInfo info;
-    device_spmv(dA, Algorithm::Auto, T{1}, random_vector<T>(A.cols(), 4), T{0},
+    device_spmv(dA, Algorithm::Auto, T{1}, random_values<T>(A.cols(), 4), T{0},
                 nan_vector<T>(A.rows()), &info);
     if (name == "power-law" || name == "huge-row" || name == "long-rows") {
       EXPECT_EQ(info.algorithm, Algorithm::MergePath) << name;
@@ -333,8 +316,8 @@ TYPED_TEST(CudaKernels, AutoChoosesByRowStatisticsAndReportsIt) {
 TEST(CudaBackend, DeviceArraysRoundTripExactly) {
   SPX_REQUIRE_GPU_OR_SKIP();
   for (std::int64_t n : {0, 1, 7, 1 << 20}) {
-    const auto d = random_vector<double>(n, fresh_seed());
-    const auto f = random_vector<float>(n, fresh_seed());
+    const auto d = random_values<double>(n, fresh_seed());
+    const auto f = random_values<float>(n, fresh_seed());
     std::vector<std::int64_t> i64(static_cast<std::size_t>(n));
     for (std::size_t k = 0; k < i64.size(); ++k)
       i64[k] = static_cast<std::int64_t>(k * 2654435761u) - 7;
@@ -361,11 +344,11 @@ TEST(CudaBackend, OutOfMemoryReportsTheSize) {
   // The failure leaves the device usable.
   const auto handmade = handmade_matrices<double, std::int32_t>();
   const auto& A = handmade.back().A;
-  const auto x = random_vector<double>(A.cols(), 1);
+  const auto x = random_values<double>(A.cols(), 1);
   const Csr<double, std::int32_t> dA = A.to(Space::Device);
   EXPECT_EQ(expect_matches(
                 device_spmv(dA, Algorithm::MergePath, 1.0, x, 0.0, nan_vector<double>(A.rows())),
-                reference_spmv<double, std::int32_t>(1.0, A, x, 0.0, x), "after OOM"),
+                expected_spmv<double, std::int32_t>(1.0, A, x, 0.0, x), "after OOM"),
             0);
 }
 

@@ -23,7 +23,6 @@
 #include <random>
 #include <set>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -35,17 +34,15 @@
 #if SPX_HAVE_CUDA
 #include "cuda/blocked_kernels.hpp"
 #endif
+#include "matrices.hpp"
 #include "reference.hpp"
 #include "spx/convert.hpp"
-#include "spx/formats/coo.hpp"
 #include "spx/ops.hpp"
 
 namespace spx::test {
 namespace {
 
-template <class P>
-class CudaBlocked : public ::testing::Test {};
-TYPED_TEST_SUITE(CudaBlocked, TypePairs, TypePairNames);
+SPX_TYPED_TEST_SUITE(CudaBlocked);
 
 /// No fill limit and a roomy budget: the tests choose their shapes.
 ConvertOptions roomy(int block_size = 4, int hack_size = 32) {
@@ -56,15 +53,6 @@ ConvertOptions roomy(int block_size = 4, int hack_size = 32) {
   o.block_size = block_size;
   o.hack_size = hack_size;
   return o;
-}
-
-/// A host CSR with entries at (r[k], c[k]) (duplicates summed), random values.
-template <Value T, Index I>
-Csr<T, I> csr_of(std::int64_t rows, std::int64_t cols, const std::vector<I>& r,
-                 const std::vector<I>& c, std::uint64_t seed) {
-  const auto v = random_vector<T>(static_cast<std::int64_t>(r.size()), seed);
-  return to_csr(
-      Coo<T, I>(static_cast<I>(rows), static_cast<I>(cols), Array<I>(r), Array<I>(c), Array<T>(v)));
 }
 
 /// FEM-like block structure for block size b: dense b×b blocks (a few holes
@@ -98,7 +86,7 @@ Csr<T, I> block_matrix(std::int64_t rows, std::int64_t cols, int b, std::uint64_
           }
         }
   }
-  return csr_of<T, I>(rows, cols, r, c, seed + 1);
+  return csr_from_entries<T, I>(rows, cols, r, c, seed + 1);
 }
 
 /// Entries on the given diagonals (offset = column - row), each position
@@ -119,45 +107,17 @@ Csr<T, I> diagonal_matrix(std::int64_t rows, std::int64_t cols,
         c.push_back(static_cast<I>(i + o));
       }
   }
-  return csr_of<T, I>(rows, cols, r, c, seed + 1);
+  return csr_from_entries<T, I>(rows, cols, r, c, seed + 1);
 }
 
-/// 2D five-point stencil on a g×g grid.
+/// 2D five-point and 3D seven-point stencils on a g×g (g×g×g) grid.
 template <Value T, Index I>
 Csr<T, I> stencil_2d(std::int64_t g, std::uint64_t seed) {
-  std::vector<I> r, c;
-  for (std::int64_t i = 0; i < g; ++i)
-    for (std::int64_t j = 0; j < g; ++j)
-      for (auto [di, dj] : {std::pair{-1, 0}, {0, -1}, {0, 0}, {0, 1}, {1, 0}})
-        if (i + di >= 0 && i + di < g && j + dj >= 0 && j + dj < g) {
-          r.push_back(static_cast<I>(i * g + j));
-          c.push_back(static_cast<I>((i + di) * g + j + dj));
-        }
-  return csr_of<T, I>(g * g, g * g, r, c, seed);
+  return generated<T, I>(fmt::format("stencil2d:n={},points=5", g), seed).A;
 }
-
-/// 3D seven-point stencil on a g×g×g grid.
 template <Value T, Index I>
 Csr<T, I> stencil_3d(std::int64_t g, std::uint64_t seed) {
-  std::vector<I> r, c;
-  const auto at = [g](std::int64_t i, std::int64_t j, std::int64_t k) {
-    return (i * g + j) * g + k;
-  };
-  for (std::int64_t i = 0; i < g; ++i)
-    for (std::int64_t j = 0; j < g; ++j)
-      for (std::int64_t k = 0; k < g; ++k)
-        for (auto [di, dj, dk] : {std::tuple{-1, 0, 0},
-                                  {0, -1, 0},
-                                  {0, 0, -1},
-                                  {0, 0, 0},
-                                  {0, 0, 1},
-                                  {0, 1, 0},
-                                  {1, 0, 0}})
-          if (i + di >= 0 && i + di < g && j + dj >= 0 && j + dj < g && k + dk >= 0 && k + dk < g) {
-            r.push_back(static_cast<I>(at(i, j, k)));
-            c.push_back(static_cast<I>(at(i + di, j + dj, k + dk)));
-          }
-  return csr_of<T, I>(g * g * g, g * g * g, r, c, seed);
+  return generated<T, I>(fmt::format("stencil3d:n={},points=7", g), seed).A;
 }
 
 /// Runs every CUDA kernel of dM's format that accepts dM over the (alpha,
@@ -166,22 +126,17 @@ template <class M, Value T = typename M::value_type, Index I = typename M::index
 std::set<Algorithm> check_all_kernels(const Csr<T, I>& A, const M& dM, const std::string& name) {
   std::set<Algorithm> ran;
   const std::uint64_t seed = fresh_seed();
-  const auto x = random_vector<T>(A.cols(), seed);
-  const auto y0 = random_vector<T>(A.rows(), seed + 1);
+  const auto x = random_values<T>(A.cols(), seed);
+  const auto y0 = random_values<T>(A.rows(), seed + 1);
+  const Product product = reference::product(A, std::span<const T>(x));
   for (const auto* k : cuda_kernels<T, I>(M::kFormat)) {
     if (!k->can_run(MatrixRef<T, I>{&dM}).empty()) continue;  // refusals: tested below
-    for (auto [alpha, beta] : {std::pair{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}}) {
-      const std::string what =
-          fmt::format("{} {}/{} alpha={} beta={} seed={}", name, to_string(M::kFormat),
-                      to_string(k->info.algorithm), alpha, beta, seed);
-      RunInfo info;
-      const auto got = device_spmv(dM, k->info.algorithm, T(alpha), x, T(beta),
-                                   beta == 0 ? nan_vector<T>(A.rows()) : y0, &info);
-      EXPECT_EQ(info.algorithm, k->info.algorithm) << what;
-      EXPECT_EQ(info.backend, Backend::Cuda) << what;
-      if (expect_matches(got, reference_spmv<T, I>(T(alpha), A, x, T(beta), y0), what) > 0)
-        return ran;
-    }
+    const bool passed =
+        matches_over_grid(kScalars.first(3), product, y0,
+                          fmt::format("{} {}/{} seed={}", name, to_string(M::kFormat),
+                                      to_string(k->info.algorithm), seed),
+                          on_device(dM, k->info.algorithm, x), reports_kernel(k->info));
+    if (!passed) return ran;
     ran.insert(k->info.algorithm);
   }
   return ran;
@@ -226,8 +181,8 @@ TYPED_TEST(CudaBlocked, BcsrEdgeCases) {
   for (const int b : {1, 3, 4, 16, 19, 32}) {
     // One entry in the last row and column, every other block row empty.
     {
-      const Csr<T, I> A = csr_of<T, I>(5 * b + 1, 3 * b + 2, std::vector<I>{I(5 * b)},
-                                       std::vector<I>{I(3 * b + 1)}, seed);
+      const Csr<T, I> A = csr_from_entries<T, I>(5 * b + 1, 3 * b + 2, std::vector<I>{I(5 * b)},
+                                                 std::vector<I>{I(3 * b + 1)}, seed);
       check_all_kernels(A, to_bcsr(A, roomy(b)).to(Space::Device),
                         fmt::format("last-entry b={}", b));
     }
@@ -238,9 +193,9 @@ TYPED_TEST(CudaBlocked, BcsrEdgeCases) {
         r.push_back(0);
         c.push_back(static_cast<I>(j));
       }
-      const Csr<T, I> A = csr_of<T, I>(1, 3 * b + 1, r, c, seed + 1);
+      const Csr<T, I> A = csr_from_entries<T, I>(1, 3 * b + 1, r, c, seed + 1);
       check_all_kernels(A, to_bcsr(A, roomy(b)).to(Space::Device), fmt::format("one-row b={}", b));
-      const Csr<T, I> At = csr_of<T, I>(3 * b + 1, 1, c, r, seed + 2);
+      const Csr<T, I> At = csr_from_entries<T, I>(3 * b + 1, 1, c, r, seed + 2);
       check_all_kernels(At, to_bcsr(At, roomy(b)).to(Space::Device),
                         fmt::format("one-column b={}", b));
     }
@@ -264,7 +219,7 @@ TYPED_TEST(CudaBlocked, BcsrAutoFollowsBlockSizeAndReportsIt) {
     const Algorithm want = b <= 4   ? Algorithm::BlockSubWarp
                            : b < 24 ? Algorithm::BlockByColumn
                                     : Algorithm::BlockRowShared;
-    const auto x = random_vector<T>(A.cols(), seed + 5);
+    const auto x = random_values<T>(A.cols(), seed + 5);
     RunInfo info;
     const auto got =
         device_spmv(dB, Algorithm::Auto, T{1}, x, T{0}, nan_vector<T>(A.rows()), &info);
@@ -275,7 +230,7 @@ TYPED_TEST(CudaBlocked, BcsrAutoFollowsBlockSizeAndReportsIt) {
     const Algorithm chosen =
         Registry<T, I>::instance().choose_spmv(MatrixRef<T, I>{&dB}, Backend::Cuda);
     EXPECT_EQ(chosen, want) << "b = " << b;
-    EXPECT_EQ(expect_matches(got, reference_spmv<T, I>(T{1}, A, x, T{0}, got),
+    EXPECT_EQ(expect_matches(got, expected_spmv<T, I>(T{1}, A, x, T{0}, got),
                              fmt::format("auto b={} seed={}", b, seed)),
               0);
   }
@@ -323,7 +278,7 @@ TYPED_TEST(CudaBlocked, BcsrRefusalsGiveReasons) {
     // Asking the dispatcher for a refused kernel raises Unsupported with the reason.
     if (cuda_available() && b > 5) {
       const Bcsr<T, I> dB = B.to(Space::Device);
-      Array<T> dx = Array<T>(random_vector<T>(A.cols(), 3)).to(Space::Device);
+      Array<T> dx = Array<T>(random_values<T>(A.cols(), 3)).to(Space::Device);
       Array<T> dy(static_cast<std::size_t>(A.rows()), Space::Device);
       SpmvOptions opts;
       opts.algorithm = Algorithm::BlockByBlock;
@@ -367,7 +322,7 @@ Csr<T, I> block_rows_of_lengths(std::int64_t rows, std::int64_t cols, int b,
         }
     }
   }
-  return csr_of<T, I>(rows, cols, r, c, seed + 1);
+  return csr_from_entries<T, I>(rows, cols, r, c, seed + 1);
 }
 
 TEST(CudaBlockedSubWarp, LanesKnob) {
@@ -442,20 +397,23 @@ TYPED_TEST(CudaBlocked, BcsrSubWarpEveryLaneCountMatchesReference) {
       const Csr<T, I> A = block_rows_of_lengths<T, I>(rows, cols, b, lengths, seed);
       const Bcsr<T, I> dB = to_bcsr(A, roomy(b)).to(Space::Device);
       ASSERT_EQ(dB.block_size(), b);
-      const auto x = random_vector<T>(A.cols(), seed + 2);
-      const auto y0 = random_vector<T>(A.rows(), seed + 3);
+      const auto x = random_values<T>(A.cols(), seed + 2);
+      const auto y0 = random_values<T>(A.rows(), seed + 3);
+      const Product product = reference::product(A, std::span<const T>(x));
       const Array<T> dx = Array<T>(x).to(Space::Device);
-      for (const int lanes : {4, 8, 16})
-        for (auto [alpha, beta] : {std::pair{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}}) {
-          const std::string what = fmt::format("b={} {}x{} lanes={} alpha={} beta={} seed={}", b,
-                                               rows, cols, lanes, alpha, beta, seed);
-          Array<T> dy = Array<T>(beta == 0 ? nan_vector<T>(A.rows()) : y0).to(Space::Device);
-          cuda::spmv_bcsr_sub_warp_with(T(alpha), dB, dx.data(), T(beta), dy.data(), ExecContext{},
-                                        lanes);
-          if (expect_matches(dy.to_vector(), reference_spmv<T, I>(T(alpha), A, x, T(beta), y0),
-                             what) > 0)
-            return;
-        }
+      for (const int lanes : {4, 8, 16}) {
+        const bool passed = matches_over_grid(
+            kScalars.first(3), product, y0,
+            fmt::format("b={} {}x{} lanes={} seed={}", b, rows, cols, lanes, seed),
+            [&](T alpha, T beta, const std::vector<T>& y_init) {
+              Array<T> dy = Array<T>(y_init).to(Space::Device);
+              cuda::spmv_bcsr_sub_warp_with(alpha, dB, dx.data(), beta, dy.data(), ExecContext{},
+                                            lanes);
+              return Ran<T>{dy.to_vector(), RunInfo{}};
+            },
+            [](const RunInfo&, const std::string&) {});
+        if (!passed) return;
+      }
     }
   }
 #endif
@@ -488,8 +446,8 @@ std::vector<std::pair<std::string, Csr<T, I>>> diagonal_cases() {
                                            return o;
                                          }(),
                                          0.8, 0, seed + 7));
-  out.emplace_back("lone-last-entry",
-                   csr_of<T, I>(777, 500, std::vector<I>{776}, std::vector<I>{3}, seed + 8));
+  out.emplace_back("lone-last-entry", csr_from_entries<T, I>(777, 500, std::vector<I>{776},
+                                                             std::vector<I>{3}, seed + 8));
   out.emplace_back("one-row", diagonal_matrix<T, I>(1, 50, {0, 7, 49}, 1.0, 0, seed + 9));
   return out;
 }
@@ -521,7 +479,7 @@ TYPED_TEST(CudaBlocked, AutoForDiagonalFormats) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
   const Csr<T, I> A = stencil_2d<T, I>(20, fresh_seed());
-  const auto x = random_vector<T>(A.cols(), fresh_seed());
+  const auto x = random_values<T>(A.cols(), fresh_seed());
   RunInfo info;
   device_spmv(to_dia(A, roomy()).to(Space::Device), Algorithm::Auto, T{1}, x, T{0},
               nan_vector<T>(A.rows()), &info);
@@ -538,7 +496,7 @@ TYPED_TEST(CudaBlocked, AutoForDiagonalFormats) {
 template <class M, Value T = typename M::value_type, Index I = typename M::index_type>
 void expect_reproducible(const M& dM, std::int64_t cols, std::int64_t rows,
                          const std::string& name) {
-  const auto x = random_vector<T>(cols, fresh_seed());
+  const auto x = random_values<T>(cols, fresh_seed());
   const auto y0 = nan_vector<T>(rows);
   const M other = dM.clone();
   for (const auto* k : cuda_kernels<T, I>(M::kFormat)) {

@@ -32,9 +32,7 @@
 namespace spx::test {
 namespace {
 
-template <class P>
-class CudaConvert : public ::testing::Test {};
-TYPED_TEST_SUITE(CudaConvert, TypePairs, TypePairNames);
+SPX_TYPED_TEST_SUITE(CudaConvert);
 
 // ---- comparing two matrices bit by bit ----------------------------------------
 
@@ -184,24 +182,27 @@ void expect_same(const Csr<T, I>& host_A, const Csr<T, I>& dev_A, Format f, cons
 
 using Variants = std::vector<std::pair<std::string, std::pair<Format, ConvertOptions>>>;
 
+/// Adds the variant `name`: format f with the options `tweak` sets.
+void add(Variants& v, std::string name, Format f,
+         const std::function<void(ConvertOptions&)>& tweak) {
+  ConvertOptions o;
+  tweak(o);
+  v.push_back({std::move(name), {f, o}});
+}
+const auto none = [](ConvertOptions&) {};
+
 /// One variant per format: the defaults, with a few parameters that change
 /// the code path (SELL sorting and SELL-P widths, BCSR without fill limit).
 Variants core_variants() {
   Variants v;
-  const auto add = [&](std::string name, Format f, auto&& tweak) {
-    ConvertOptions o;
-    tweak(o);
-    v.push_back({std::move(name), {f, o}});
-  };
-  const auto none = [](ConvertOptions&) {};
   for (Format f :
        {Format::Coo, Format::Ell, Format::Hll, Format::Hyb, Format::Jad, Format::Dia, Format::Hdi})
-    add(std::string(to_string(f)), f, none);
-  add("SELL C=32 sigma=128 tpr=4", Format::Sell, [](ConvertOptions& o) {
+    add(v, std::string(to_string(f)), f, none);
+  add(v, "SELL C=32 sigma=128 tpr=4", Format::Sell, [](ConvertOptions& o) {
     o.sigma = 128;
     o.threads_per_row = 4;
   });
-  add("BCSR b=3", Format::Bcsr, [](ConvertOptions& o) {
+  add(v, "BCSR b=3", Format::Bcsr, [](ConvertOptions& o) {
     o.block_size = 3;
     o.min_block_fill = 0;
   });
@@ -212,16 +213,10 @@ Variants core_variants() {
 /// (bad parameters, tight budgets, low block fill) included.
 Variants all_variants() {
   Variants v;
-  const auto add = [&](std::string name, Format f, auto&& tweak) {
-    ConvertOptions o;
-    tweak(o);
-    v.push_back({std::move(name), {f, o}});
-  };
-  const auto none = [](ConvertOptions&) {};
-  add("CSR", Format::Csr, none);
-  add("COO", Format::Coo, none);
-  add("ELL", Format::Ell, none);
-  add("ELL tight budget", Format::Ell, [](ConvertOptions& o) {
+  add(v, "CSR", Format::Csr, none);
+  add(v, "COO", Format::Coo, none);
+  add(v, "ELL", Format::Ell, none);
+  add(v, "ELL tight budget", Format::Ell, [](ConvertOptions& o) {
     o.max_bytes_floor = 0;
     o.max_expansion = 1.2;
   });
@@ -236,52 +231,52 @@ Variants all_variants() {
                                                                      {0, 1, 1},
                                                                      {4, 6, 1},
                                                                      {4, 1, 0}})
-    add(fmt::format("SELL C={} sigma={} tpr={}", C, sigma, tpr), Format::Sell,
+    add(v, fmt::format("SELL C={} sigma={} tpr={}", C, sigma, tpr), Format::Sell,
         [=](ConvertOptions& o) {
           o.slice_size = C;
           o.sigma = sigma;
           o.threads_per_row = tpr;
         });
-  add("SELL tight budget", Format::Sell, [](ConvertOptions& o) {
+  add(v, "SELL tight budget", Format::Sell, [](ConvertOptions& o) {
     o.sigma = 64;
     o.max_bytes_floor = 0;
     o.max_expansion = 1.2;
   });
   for (int H : {32, 1, 7, 100, 0})
-    add(fmt::format("HLL H={}", H), Format::Hll, [=](ConvertOptions& o) { o.hack_size = H; });
-  add("HLL tight budget", Format::Hll, [](ConvertOptions& o) {
+    add(v, fmt::format("HLL H={}", H), Format::Hll, [=](ConvertOptions& o) { o.hack_size = H; });
+  add(v, "HLL tight budget", Format::Hll, [](ConvertOptions& o) {
     o.max_bytes_floor = 0;
     o.max_expansion = 1.1;
   });
   for (std::int64_t K : {-1, 0, 1, 3, 1000000, -2})
-    add(fmt::format("HYB K={}", K), Format::Hyb, [=](ConvertOptions& o) { o.hyb_width = K; });
-  add("HYB tight budget", Format::Hyb, [](ConvertOptions& o) {
+    add(v, fmt::format("HYB K={}", K), Format::Hyb, [=](ConvertOptions& o) { o.hyb_width = K; });
+  add(v, "HYB tight budget", Format::Hyb, [](ConvertOptions& o) {
     o.hyb_width = 1000000;
     o.max_bytes_floor = 0;
     o.max_expansion = 1.2;
   });
-  add("JAD", Format::Jad, none);
-  add("DIA", Format::Dia, none);
-  add("DIA tight budget", Format::Dia, [](ConvertOptions& o) {
+  add(v, "JAD", Format::Jad, none);
+  add(v, "DIA", Format::Dia, none);
+  add(v, "DIA tight budget", Format::Dia, [](ConvertOptions& o) {
     o.max_bytes_floor = 0;
     o.max_expansion = 2;
   });
   for (int H : {32, 1, 5, 0})
-    add(fmt::format("HDI H={}", H), Format::Hdi, [=](ConvertOptions& o) { o.hack_size = H; });
-  add("HDI tight budget", Format::Hdi, [](ConvertOptions& o) {
+    add(v, fmt::format("HDI H={}", H), Format::Hdi, [=](ConvertOptions& o) { o.hack_size = H; });
+  add(v, "HDI tight budget", Format::Hdi, [](ConvertOptions& o) {
     o.max_bytes_floor = 0;
     o.max_expansion = 2;
   });
   for (int b : {1, 2, 3, 4, 6, 8, 16, 32, 0, 33})
-    add(fmt::format("BCSR b={}", b), Format::Bcsr, [=](ConvertOptions& o) {
+    add(v, fmt::format("BCSR b={}", b), Format::Bcsr, [=](ConvertOptions& o) {
       o.block_size = b;
       o.min_block_fill = 0;
     });
-  add("BCSR fill", Format::Bcsr, [](ConvertOptions& o) {
+  add(v, "BCSR fill", Format::Bcsr, [](ConvertOptions& o) {
     o.block_size = 4;
     o.min_block_fill = 0.5;
   });
-  add("BCSR tight budget", Format::Bcsr, [](ConvertOptions& o) {
+  add(v, "BCSR tight budget", Format::Bcsr, [](ConvertOptions& o) {
     o.block_size = 8;
     o.min_block_fill = 0;
     o.max_bytes_floor = 0;

@@ -27,6 +27,7 @@
 #include "baselines/baselines.hpp"
 #include "common.hpp"
 #include "cuda_common.hpp"
+#include "matrices.hpp"
 #include "reference.hpp"
 #include "spx/convert.hpp"
 #include "spx/ops.hpp"
@@ -34,22 +35,14 @@
 namespace spx::test {
 namespace {
 
-template <class P>
-class CudaEllpack : public ::testing::Test {};
-TYPED_TEST_SUITE(CudaEllpack, TypePairs, TypePairNames);
-
-template <Value T, Index I>
-struct Case {
-  std::string name;
-  Csr<T, I> A;  // host
-};
+SPX_TYPED_TEST_SUITE(CudaEllpack);
 
 /// Geometry stress cases (host CSR, every one with nonzeros).
 template <Value T, Index I>
-std::vector<Case<T, I>> geometry_cases() {
+std::vector<TestMatrix<T, I>> geometry_cases() {
   const std::uint64_t seed = fresh_seed();
   std::mt19937_64 gen(seed);
-  std::vector<Case<T, I>> out;
+  std::vector<TestMatrix<T, I>> out;
   const auto add = [&](std::string name, std::int64_t cols, std::vector<std::int64_t> len) {
     out.push_back({std::move(name), csr_with_lengths<T, I>(cols, len, seed + 17 * out.size())});
   };
@@ -88,20 +81,11 @@ std::vector<Case<T, I>> geometry_cases() {
   {  // a single row
     add("one-row", 90, {37});
   }
-  {  // 2D 5-point stencil, many blocks
-    const std::int64_t g = small_tests() ? 40 : 200;
-    std::vector<I> ptr{0}, col;
-    for (std::int64_t i = 0; i < g; ++i)
-      for (std::int64_t j = 0; j < g; ++j) {
-        for (auto [di, dj] : {std::pair{-1, 0}, {0, -1}, {0, 0}, {0, 1}, {1, 0}})
-          if (i + di >= 0 && i + di < g && j + dj >= 0 && j + dj < g)
-            col.push_back(static_cast<I>((i + di) * g + j + dj));
-        ptr.push_back(static_cast<I>(col.size()));
-      }
-    const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed + 99);
-    out.push_back({"stencil-5pt", Csr<T, I>(static_cast<I>(g * g), static_cast<I>(g * g),
-                                            Array<I>(ptr), Array<I>(col), Array<T>(val))});
-  }
+  // 2D 5-point stencil, many blocks
+  out.push_back(
+      {"stencil-5pt",
+       generated<T, I>(fmt::format("stencil2d:n={},points=5", small_tests() ? 40 : 200), seed + 99)
+           .A});
   return out;
 }
 
@@ -156,19 +140,6 @@ std::vector<Variant<T, I>> device_variants(const Csr<T, I>& A) {
   return out;
 }
 
-/// y = alpha*A*x + beta*y0 on the device; host result.
-template <Value T, Index I>
-std::vector<T> device_spmv(const Matrix<T, I>& m, Algorithm a, T alpha, const std::vector<T>& x,
-                           T beta, const std::vector<T>& y0, RunInfo* info = nullptr) {
-  const Array<T> dx = Array<T>(x).to(Space::Device);
-  Array<T> dy = Array<T>(y0).to(Space::Device);
-  SpmvOptions opts;
-  opts.algorithm = a;
-  const RunInfo ran = spmv(alpha, m, dx, beta, dy, opts);
-  if (info != nullptr) *info = ran;
-  return dy.to_vector();
-}
-
 Format format_of(const auto& m) {
   return std::visit([](const auto& a) { return std::decay_t<decltype(a)>::kFormat; }, m);
 }
@@ -179,13 +150,13 @@ TYPED_TEST(CudaEllpack, EveryKernelOnGeometryCases) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  const std::pair<double, double> scalars[] = {{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}};
   std::set<Algorithm> ran[5];  // per format, in the order of kFormats below
   constexpr Format kFormats[] = {Format::Ell, Format::Sell, Format::Hll, Format::Jad, Format::Hyb};
   for (auto& [name, A] : geometry_cases<T, I>()) {
     const std::uint64_t seed = fresh_seed();
-    const auto x = random_vector<T>(A.cols(), seed);
-    const auto y0 = random_vector<T>(A.rows(), seed + 1);
+    const auto x = random_values<T>(A.cols(), seed);
+    const auto y0 = random_values<T>(A.rows(), seed + 1);
+    const Product product = reference::product(A, std::span<const T>(x));
     for (auto& [vname, m] : device_variants(A)) {
       for (const auto* k : cuda_kernels<T, I>(format_of(m))) {
         const std::string alg(to_string(k->info.algorithm));
@@ -196,18 +167,14 @@ TYPED_TEST(CudaEllpack, EveryKernelOnGeometryCases) {
           EXPECT_EQ(vname.find("sigma=1 "), std::string::npos) << vname;
           continue;
         }
-        for (auto [alpha, beta] : scalars) {
-          const std::string what = fmt::format("{} as {}, {}, alpha={} beta={} seed={}", name,
-                                               vname, alg, alpha, beta, seed);
-          const auto ref_y = reference_spmv<T, I>(T(alpha), A, x, T(beta), y0);
-          RunInfo info;
-          const auto got = device_spmv(m, k->info.algorithm, T(alpha), x, T(beta),
-                                       beta == 0 ? nan_vector<T>(A.rows()) : y0, &info);
-          EXPECT_EQ(info.algorithm, k->info.algorithm) << what;
-          EXPECT_EQ(info.backend, Backend::Cuda) << what;
-          EXPECT_EQ(info.deterministic, k->info.deterministic) << what;
-          if (expect_matches(got, ref_y, what) > 0) return;
-        }
+        const bool passed = matches_over_grid(
+            kScalars.first(3), product, y0,
+            fmt::format("{} as {}, {}, seed={}", name, vname, alg, seed),
+            on_device(m, k->info.algorithm, x), [&](const RunInfo& info, const std::string& what) {
+              reports_kernel(k->info)(info, what);
+              EXPECT_EQ(info.deterministic, k->info.deterministic) << what;
+            });
+        if (!passed) return;
         for (int f = 0; f < 5; ++f)
           if (kFormats[f] == k->info.format) ran[f].insert(k->info.algorithm);
       }
@@ -230,9 +197,9 @@ TYPED_TEST(CudaEllpack, HybIsCorrectForEverySplit) {
   using I = typename TypeParam::index_type;
   for (auto& [name, A] : geometry_cases<T, I>()) {
     const std::int64_t longest = longest_row(A);
-    const auto x = random_vector<T>(A.cols(), fresh_seed());
-    const auto y0 = random_vector<T>(A.rows(), fresh_seed());
-    const auto ref_y = reference_spmv<T, I>(T{-2}, A, x, T{0.75}, y0);
+    const auto x = random_values<T>(A.cols(), fresh_seed());
+    const auto y0 = random_values<T>(A.rows(), fresh_seed());
+    const auto ref_y = expected_spmv<T, I>(T{-2}, A, x, T{0.75}, y0);
     for (std::int64_t K = 0; K <= longest; K += std::max<std::int64_t>(1, longest / 7)) {
       for (std::int64_t k : {K, longest}) {
         ConvertOptions o;
@@ -259,8 +226,8 @@ TYPED_TEST(CudaEllpack, AutoFollowsItsRulesAndReportsTheKernel) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
   for (auto& [name, A] : geometry_cases<T, I>()) {
-    const auto x = random_vector<T>(A.cols(), fresh_seed());
-    const auto ref_y = reference_spmv<T, I>(T{1}, A, x, T{0}, std::vector<T>(A.rows()));
+    const auto x = random_values<T>(A.cols(), fresh_seed());
+    const auto ref_y = expected_spmv<T, I>(T{1}, A, x, T{0}, std::vector<T>(A.rows()));
     const double mean = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
     for (auto& [vname, m] : device_variants(A)) {
       RunInfo info;
@@ -310,13 +277,13 @@ TYPED_TEST(CudaEllpack, CusparseSellRefusesPermutedSellWithAReason) {
   o.sigma = 256;
   const Sell<T, I> dsorted = to_sell(A, o).to(Space::Device);
   ASSERT_FALSE(dsorted.perm().empty());
-  const auto* k = Registry<T, I>::instance().find_spmv(Format::Sell, spx::baselines::CusparseSellAlg1,
-                                                       Backend::Cuda);
+  const auto* k = Registry<T, I>::instance().find_spmv(
+      Format::Sell, spx::baselines::CusparseSellAlg1, Backend::Cuda);
   ASSERT_NE(k, nullptr);
   EXPECT_TRUE(k->info.baseline);
   const std::string reason = k->can_run(MatrixRef<T, I>{&dsorted});
   EXPECT_NE(reason.find("sigma = 256"), std::string::npos) << reason;
-  const auto x = random_vector<T>(A.cols(), fresh_seed());
+  const auto x = random_values<T>(A.cols(), fresh_seed());
   const Array<T> dx = Array<T>(x).to(Space::Device);
   Array<T> dy = Array<T>(nan_vector<T>(A.rows())).to(Space::Device);
   SpmvOptions opts;
@@ -338,8 +305,8 @@ TYPED_TEST(CudaEllpack, CusparseSellPlanSurvivesNewValues) {
   o.threads_per_row = 2;
   Sell<T, I> host = to_sell(A, o);
   Sell<T, I> dA = host.to(Space::Device);
-  const auto x = random_vector<T>(A.cols(), fresh_seed());
-  const auto y0 = random_vector<T>(A.rows(), fresh_seed());
+  const auto x = random_values<T>(A.cols(), fresh_seed());
+  const auto y0 = random_values<T>(A.rows(), fresh_seed());
   const auto run = [&](const Sell<T, I>& M) {
     const Array<T> dx = Array<T>(x).to(Space::Device);
     Array<T> dy = Array<T>(y0).to(Space::Device);
@@ -349,7 +316,7 @@ TYPED_TEST(CudaEllpack, CusparseSellPlanSurvivesNewValues) {
     return dy.to_vector();
   };
   const auto first = run(dA);
-  EXPECT_EQ(expect_matches(first, reference_spmv<T, I>(T{1.5}, A, x, T{0.5}, y0), "first"), 0);
+  EXPECT_EQ(expect_matches(first, expected_spmv<T, I>(T{1.5}, A, x, T{0.5}, y0), "first"), 0);
   EXPECT_TRUE(bitwise_equal(first, run(dA)));  // cached plan, reproducible
   // New values, same structure: scale every stored value (padding stays 0).
   std::vector<T> v = host.values().to_vector();
@@ -361,7 +328,7 @@ TYPED_TEST(CudaEllpack, CusparseSellPlanSurvivesNewValues) {
   for (auto& e : csr_v)
     e *= T{-3};
   std::copy(csr_v.begin(), csr_v.end(), A.values().begin());
-  EXPECT_EQ(expect_matches(run(dA), reference_spmv<T, I>(T{1.5}, A, x, T{0.5}, y0), "new values"),
+  EXPECT_EQ(expect_matches(run(dA), expected_spmv<T, I>(T{1.5}, A, x, T{0.5}, y0), "new values"),
             0);
 }
 
@@ -372,7 +339,7 @@ TYPED_TEST(CudaEllpack, DeterministicKernelsAreBitwiseReproducible) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
   for (auto& [name, A] : geometry_cases<T, I>()) {
-    const auto x = random_vector<T>(A.cols(), fresh_seed());
+    const auto x = random_values<T>(A.cols(), fresh_seed());
     const auto y0 = nan_vector<T>(A.rows());
     for (auto& [vname, m] : device_variants(A)) {
       for (const auto* k : cuda_kernels<T, I>(format_of(m))) {
@@ -393,26 +360,11 @@ TYPED_TEST(CudaEllpack, LargerStencil27MatchesReference) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
   const std::int64_t g = small_tests() ? 12 : 48;  // 27-point stencil on g^3 points
-  std::vector<I> ptr{0}, col;
-  for (std::int64_t i = 0; i < g; ++i)
-    for (std::int64_t j = 0; j < g; ++j)
-      for (std::int64_t k = 0; k < g; ++k) {
-        for (int di = -1; di <= 1; ++di)
-          for (int dj = -1; dj <= 1; ++dj)
-            for (int dk = -1; dk <= 1; ++dk) {
-              const std::int64_t a = i + di, b = j + dj, c = k + dk;
-              if (a >= 0 && a < g && b >= 0 && b < g && c >= 0 && c < g)
-                col.push_back(static_cast<I>((a * g + b) * g + c));
-            }
-        ptr.push_back(static_cast<I>(col.size()));
-      }
   const std::uint64_t seed = fresh_seed();
-  const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed);
-  const Csr<T, I> A(static_cast<I>(g * g * g), static_cast<I>(g * g * g), Array<I>(ptr),
-                    Array<I>(col), Array<T>(val));
-  const auto x = random_vector<T>(A.cols(), seed + 1);
-  const auto y0 = random_vector<T>(A.rows(), seed + 2);
-  const auto ref_y = reference_spmv<T, I>(T{0.5}, A, x, T{-1}, y0);
+  const Csr<T, I> A = generated<T, I>(fmt::format("stencil3d:n={},points=27", g), seed).A;
+  const auto x = random_values<T>(A.cols(), seed + 1);
+  const auto y0 = random_values<T>(A.rows(), seed + 2);
+  const auto ref_y = expected_spmv<T, I>(T{0.5}, A, x, T{-1}, y0);
   ConvertOptions sellp;
   sellp.threads_per_row = 4;
   std::vector<Variant<T, I>> variants;

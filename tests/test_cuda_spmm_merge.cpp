@@ -25,15 +25,14 @@
 
 #include "common.hpp"
 #include "cuda_common.hpp"
-#include "reference_spmm.hpp"
+#include "dense.hpp"
+#include "reference.hpp"
 #include "spx/ops.hpp"
 
 namespace spx::test {
 namespace {
 
-template <class P>
-class CudaSpmmMerge : public ::testing::Test {};
-TYPED_TEST_SUITE(CudaSpmmMerge, TypePairs, TypePairNames);
+SPX_TYPED_TEST_SUITE(CudaSpmmMerge);
 
 constexpr std::int64_t kWidths[] = {1, 3, 8, 32, 33, 64, 200};
 
@@ -48,7 +47,7 @@ std::int64_t longest_row(std::int64_t n) {
 /// 2^24) or random reals ±[0.5, 1.5].
 template <Value T>
 std::vector<T> values(std::int64_t count, bool integer, std::uint64_t seed) {
-  if (!integer) return random_vector<T>(count, seed);
+  if (!integer) return random_values<T>(count, seed);
   std::mt19937_64 gen(seed);
   std::vector<T> v(static_cast<std::size_t>(count));
   for (auto& e : v)
@@ -111,36 +110,11 @@ std::vector<Shape> shapes(std::int64_t L, std::uint64_t seed) {
   return out;
 }
 
-/// How B and C are stored: layouts and padding of the leading dimensions.
-struct Storage {
-  Layout b, c;
-  std::int64_t b_pad, c_pad;
-};
 constexpr Storage kStorages[] = {
     {Layout::RowMajor, Layout::RowMajor, 0, 0},
     {Layout::ColMajor, Layout::ColMajor, 2, 3},
     {Layout::RowMajor, Layout::ColMajor, 1, 0},
 };
-
-std::int64_t ld_of(Layout l, std::int64_t rows, std::int64_t cols, std::int64_t pad) {
-  return (l == Layout::RowMajor ? cols : rows) + pad;
-}
-
-std::size_t at(Layout l, std::int64_t ld, std::int64_t i, std::int64_t j) {
-  return static_cast<std::size_t>(l == Layout::RowMajor ? i * ld + j : i + j * ld);
-}
-
-/// The logical row-major rows×cols matrix `logical` stored with layout l and
-/// leading dimension ld; the padding holds `fill`.
-template <class T>
-std::vector<T> store(const std::vector<T>& logical, std::int64_t rows, std::int64_t cols, Layout l,
-                     std::int64_t ld, T fill) {
-  std::vector<T> s(static_cast<std::size_t>((l == Layout::RowMajor ? rows : cols) * ld), fill);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j)
-      s[at(l, ld, i, j)] = logical[static_cast<std::size_t>(i * cols + j)];
-  return s;
-}
 
 /// C = alpha*A*B + beta*C0 with the merge-based kernel (C poisoned with NaN
 /// when beta = 0); returns the stored C, padding included.
@@ -148,16 +122,16 @@ template <Value T, Index I>
 std::vector<T> run_merge(const Csr<T, I>& dA, const std::vector<T>& B, std::int64_t n,
                          const Storage& st, T alpha, T beta, const std::vector<T>& C0, T pad_fill) {
   const std::int64_t m = dA.rows(), k = dA.cols();
-  const std::int64_t ldb = ld_of(st.b, k, n, st.b_pad), ldc = ld_of(st.c, m, n, st.c_pad);
   const T nan = std::numeric_limits<T>::quiet_NaN();
-  const Array<T> dB(store(B, k, n, st.b, ldb, nan), Space::Device);
-  Array<T> dC(store(beta == T{0} ? std::vector<T>(C0.size(), nan) : C0, m, n, st.c, ldc, pad_fill),
-              Space::Device);
+  const Stored<T> Bs(B, k, n, st.b_layout, st.b_pad, nan);
+  const Stored<T> Cs(beta == T{0} ? std::vector<T>(C0.size(), nan) : C0, m, n, st.c_layout,
+                     st.c_pad, pad_fill);
+  const Array<T> dB(Bs.data, Space::Device);
+  Array<T> dC(Cs.data, Space::Device);
   SpmmOptions opts;
   opts.algorithm = Algorithm::MergeBased;
-  const RunInfo info =
-      spmm(alpha, dA, DenseView<const T>{dB.data(), k, n, ldb, st.b, Space::Device}, beta,
-           DenseView<T>{dC.data(), m, n, ldc, st.c, Space::Device}, opts);
+  const RunInfo info = spmm(alpha, dA, Bs.view(dB.data(), Space::Device), beta,
+                            Cs.view(dC.data(), Space::Device), opts);
   EXPECT_EQ(info.algorithm, Algorithm::MergeBased);
   EXPECT_EQ(info.backend, Backend::Cuda);
   return dC.to_vector();
@@ -178,32 +152,23 @@ TYPED_TEST(CudaSpmmMerge, LongRowsMatchReference) {
         const std::int64_t m = A.rows();
         const auto B = values<T>(L * n, integer, seed + 2);
         const auto C0 = values<T>(m * n, integer, seed + 3);
-        const ProductReference product = reference_product(A, B, n);
+        const Product product = reference::product(A, std::span<const T>(B), n);
         // Integers: alpha and beta keep every value an integer below 2^24.
         const T alpha = integer ? T{2} : T{-1.5}, beta = integer ? T{-1} : T{0.5};
         for (const Storage& st : kStorages) {
           for (const T b : {T{0}, beta}) {
             const T a = b == T{0} ? T{1} : alpha;
-            const std::string what = fmt::format(
-                "{} (L={} nnz={}) {} n={} B {} C {} alpha={} beta={} seed={}", name, L, A.nnz(),
-                integer ? "integers" : "reals", n, st.b == Layout::RowMajor ? "row" : "col",
-                st.c == Layout::RowMajor ? "row" : "col", a, b, seed);
+            const std::string what =
+                fmt::format("{} (L={} nnz={}) {} n={} B {} C {} alpha={} beta={} seed={}", name, L,
+                            A.nnz(), integer ? "integers" : "reals", n, layout_name(st.b_layout),
+                            layout_name(st.c_layout), a, b, seed);
             const std::vector<T> stored = run_merge(dA, B, n, st, a, b, C0, sentinel);
-            const std::int64_t ldc = ld_of(st.c, m, n, st.c_pad);
-            std::vector<T> got(static_cast<std::size_t>(m * n));
-            for (std::int64_t i = 0; i < m; ++i)
-              for (std::int64_t j = 0; j < n; ++j)
-                got[static_cast<std::size_t>(i * n + j)] = stored[at(st.c, ldc, i, j)];
             // The padding of C keeps its sentinel.
-            std::int64_t pad_changed = 0;
-            const std::int64_t outer = st.c == Layout::RowMajor ? m : n;
-            const std::int64_t inner = st.c == Layout::RowMajor ? n : m;
-            for (std::int64_t o = 0; o < outer; ++o)
-              for (std::int64_t e = inner; e < ldc; ++e)
-                pad_changed += std::memcmp(&stored[static_cast<std::size_t>(o * ldc + e)],
-                                           &sentinel, sizeof(T)) != 0;
-            EXPECT_EQ(pad_changed, 0) << what << ": padding of C was written";
-            const Reference<T> ref = reference_spmm<T>(product, a, b, C0);
+            const Stored<T> Cs(C0, m, n, st.c_layout, st.c_pad, sentinel);
+            const std::vector<T> got = Cs.logical(stored);
+            EXPECT_EQ(Cs.padding_changed(stored, sentinel), 0)
+                << what << ": padding of C was written";
+            const Expected<T> ref = expected<T>(product, a, b, C0);
             if (integer) {
               // Exact: every partial sum is an integer below 2^24.
               int bad = 0;
@@ -236,8 +201,8 @@ TYPED_TEST(CudaSpmmMerge, Deterministic) {
     const auto B = values<T>(L * n, false, seed + 2);
     const auto C0 = values<T>(A.rows() * n, false, seed + 3);
     for (const Storage& st : {kStorages[0], kStorages[1]}) {
-      const std::string what = fmt::format("{} n={} C {} seed={}", shape.name, n,
-                                           st.c == Layout::RowMajor ? "row" : "col", seed);
+      const std::string what =
+          fmt::format("{} n={} C {} seed={}", shape.name, n, layout_name(st.c_layout), seed);
       const Csr<T, I> dA = A.to(Space::Device);
       const auto first = run_merge(dA, B, n, st, T{1}, T{0.5}, C0, T{0});
       const auto again = run_merge(dA, B, n, st, T{1}, T{0.5}, C0, T{0});

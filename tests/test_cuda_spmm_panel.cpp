@@ -28,8 +28,9 @@
 
 #include "common.hpp"
 #include "cuda_common.hpp"
+#include "dense.hpp"
 #include "matrices.hpp"
-#include "reference_spmm.hpp"
+#include "reference.hpp"
 #include "spx/generate.hpp"
 #include "spx/ops.hpp"
 #if SPX_HAVE_CUDA
@@ -39,9 +40,7 @@
 namespace spx::test {
 namespace {
 
-template <class P>
-class CudaSpmmPanel : public ::testing::Test {};
-TYPED_TEST_SUITE(CudaSpmmPanel, TypePairs, TypePairNames);
+SPX_TYPED_TEST_SUITE(CudaSpmmPanel);
 
 constexpr int kPanelRows[] = {2, 4, 8};
 constexpr std::int64_t kWidths[] = {17, 32, 33, 64, 128, 200};
@@ -88,7 +87,7 @@ Csr<T, I> window_matrix(std::uint64_t seed) {
     col.erase(std::unique(col.begin() + ptr.back(), col.end()), col.end());
     ptr.push_back(static_cast<I>(col.size()));
   }
-  const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed + 1);
+  const auto val = random_values<T>(static_cast<std::int64_t>(col.size()), seed + 1);
   return Csr<T, I>(static_cast<I>(m), static_cast<I>(k), Array<I>(ptr), Array<I>(col),
                    Array<T>(val));
 }
@@ -110,30 +109,18 @@ Csr<T, I> long_row_matrix(std::uint64_t seed) {
     }
     ptr.push_back(static_cast<I>(col.size()));
   }
-  const auto val = random_vector<T>(static_cast<std::int64_t>(col.size()), seed + 1);
+  const auto val = random_values<T>(static_cast<std::int64_t>(col.size()), seed + 1);
   return Csr<T, I>(static_cast<I>(m), static_cast<I>(k), Array<I>(ptr), Array<I>(col),
                    Array<T>(val));
 }
 
 template <Value T, Index I>
-Csr<T, I> generated(Generator kind, std::int64_t n, int block, int points, double degree,
-                    std::uint64_t seed) {
-  GenSpec spec = default_gen_spec(kind);
-  spec.n = n;
-  if (block > 0) spec.block = block;
-  if (points > 0) spec.points = points;
-  if (degree > 0) spec.degree = degree;
-  spec.seed = seed % 1000000 + 1;
-  return generate<T, I>(spec);
-}
-
-template <Value T, Index I>
 std::vector<TestMatrix<T, I>> panel_matrices(std::uint64_t seed) {
   std::vector<TestMatrix<T, I>> out;
-  out.push_back({"fem-b2-n10", generated<T, I>(Generator::Fem, 10, 2, 0, 0, seed)});
-  out.push_back({"fem-b3-n9", generated<T, I>(Generator::Fem, 9, 3, 0, 0, seed + 1)});
-  out.push_back({"stencil3d-27pt-n7", generated<T, I>(Generator::Stencil3d, 7, 0, 27, 0, seed)});
-  out.push_back({"random-500-d10", generated<T, I>(Generator::Random, 500, 0, 0, 10, seed)});
+  out.push_back({"fem-b2-n10", generated<T, I>("fem:n=10,block=2", seed).A});
+  out.push_back({"fem-b3-n9", generated<T, I>("fem:n=9,block=3", seed + 1).A});
+  out.push_back({"stencil3d-27pt-n7", generated<T, I>("stencil3d:n=7,points=27", seed).A});
+  out.push_back({"random-500-d10", generated<T, I>("random:n=500,degree=10", seed).A});
   out.push_back({"window-empty-301", window_matrix<T, I>(seed + 2)});
   out.push_back({"long-row-203", long_row_matrix<T, I>(seed + 3)});
   return out;
@@ -141,33 +128,11 @@ std::vector<TestMatrix<T, I>> panel_matrices(std::uint64_t seed) {
 
 /// How B and C are stored; row-major tight is the vector path (for n a
 /// multiple of the vector), the others one column per lane.
-struct Storage {
-  Layout b, c;
-  std::int64_t b_pad, c_pad;
-};
 constexpr Storage kStorages[] = {
     {Layout::RowMajor, Layout::RowMajor, 0, 0},
     {Layout::ColMajor, Layout::ColMajor, 3, 1},
     {Layout::RowMajor, Layout::RowMajor, 1, 3},  // odd ld: no vector loads
 };
-
-std::int64_t ld_of(Layout l, std::int64_t rows, std::int64_t cols, std::int64_t pad) {
-  return (l == Layout::RowMajor ? cols : rows) + pad;
-}
-
-std::size_t at(Layout l, std::int64_t ld, std::int64_t i, std::int64_t j) {
-  return static_cast<std::size_t>(l == Layout::RowMajor ? i * ld + j : i + j * ld);
-}
-
-template <class T>
-std::vector<T> store(const std::vector<T>& logical, std::int64_t rows, std::int64_t cols, Layout l,
-                     std::int64_t ld, T fill) {
-  std::vector<T> s(static_cast<std::size_t>((l == Layout::RowMajor ? rows : cols) * ld), fill);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j)
-      s[at(l, ld, i, j)] = logical[static_cast<std::size_t>(i * cols + j)];
-  return s;
-}
 
 #if SPX_HAVE_CUDA
 
@@ -180,13 +145,14 @@ std::vector<T> run_panel(const Csr<T, I>& dA, const std::vector<T>& B, std::int6
                          const Storage& st, T alpha, T beta, const std::vector<T>& C0, int R,
                          std::int64_t* pad_changed = nullptr) {
   const std::int64_t m = dA.rows(), k = dA.cols();
-  const std::int64_t ldb = ld_of(st.b, k, n, st.b_pad), ldc = ld_of(st.c, m, n, st.c_pad);
   const T nan = std::numeric_limits<T>::quiet_NaN(), sentinel = T{-777};
-  const Array<T> dB(store(B, k, n, st.b, ldb, nan), Space::Device);
-  Array<T> dC(store(beta == T{0} ? std::vector<T>(C0.size(), nan) : C0, m, n, st.c, ldc, sentinel),
-              Space::Device);
-  const DenseView<const T> bv{dB.data(), k, n, ldb, st.b, Space::Device};
-  const DenseView<T> cv{dC.data(), m, n, ldc, st.c, Space::Device};
+  const Stored<T> Bs(B, k, n, st.b_layout, st.b_pad, nan);
+  const Stored<T> Cs(beta == T{0} ? std::vector<T>(C0.size(), nan) : C0, m, n, st.c_layout,
+                     st.c_pad, sentinel);
+  const Array<T> dB(Bs.data, Space::Device);
+  Array<T> dC(Cs.data, Space::Device);
+  const DenseView<const T> bv = Bs.view(dB.data(), Space::Device);
+  const DenseView<T> cv = Cs.view(dC.data(), Space::Device);
   if (R > 0) {
     cuda::spmm_csr_row_panel_with(alpha, dA, bv, beta, cv, ExecContext{}, R);
   } else {
@@ -197,20 +163,8 @@ std::vector<T> run_panel(const Csr<T, I>& dA, const std::vector<T>& B, std::int6
     EXPECT_EQ(info.backend, Backend::Cuda);
   }
   const std::vector<T> stored = dC.to_vector();
-  std::vector<T> got(static_cast<std::size_t>(m * n));
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j)
-      got[static_cast<std::size_t>(i * n + j)] = stored[at(st.c, ldc, i, j)];
-  if (pad_changed != nullptr) {
-    *pad_changed = 0;
-    const std::int64_t outer = st.c == Layout::RowMajor ? m : n;
-    const std::int64_t inner = st.c == Layout::RowMajor ? n : m;
-    for (std::int64_t o = 0; o < outer; ++o)
-      for (std::int64_t e = inner; e < ldc; ++e)
-        *pad_changed +=
-            std::memcmp(&stored[static_cast<std::size_t>(o * ldc + e)], &sentinel, sizeof(T)) != 0;
-  }
-  return got;
+  if (pad_changed != nullptr) *pad_changed = Cs.padding_changed(stored, sentinel);
+  return Cs.logical(stored);
 }
 
 TYPED_TEST(CudaSpmmPanel, UnionStructureMatchesHost) {
@@ -262,33 +216,29 @@ TYPED_TEST(CudaSpmmPanel, ForcedRowsMatchReference) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  struct Scalars {
-    T alpha, beta;
-  };
-  const Scalars scalars[] = {{T{1}, T{0}}, {T{2.5}, T{-0.5}}, {T{-1}, T{1}}, {T{0.5}, T{0}}};
   const std::uint64_t seed = fresh_seed();
   for (const auto& [name, A] : panel_matrices<T, I>(seed)) {
     const Csr<T, I> dA = A.to(Space::Device);
     const std::int64_t m = A.rows(), k = A.cols();
     for (const std::int64_t n : kWidths) {
       const std::uint64_t s = seed + static_cast<std::uint64_t>(n);
-      const auto B = random_vector<T>(k * n, s);
-      const auto C0 = random_vector<T>(m * n, s + 1);
-      const ProductReference product = reference_product(A, B, n);
+      const auto B = random_values<T>(k * n, s);
+      const auto C0 = random_values<T>(m * n, s + 1);
+      const Product product = reference::product(A, std::span<const T>(B), n);
       for (const int R : kPanelRows) {
         for (const Storage& st : kStorages) {
           // The full grid with the first storage, two pairs with the others.
-          const std::size_t count = &st == kStorages ? std::size(scalars) : 2;
-          for (std::size_t e = 0; e < count; ++e) {
-            const auto [alpha, beta] = scalars[e];
+          const std::size_t count = &st == kStorages ? 4 : 2;
+          for (const auto [a, b] : kScalars.first(count)) {
+            const T alpha = static_cast<T>(a), beta = static_cast<T>(b);
             const std::string what =
                 fmt::format("{} R={} n={} B {} ldb+{} C {} ldc+{} alpha={} beta={} seed={}", name,
-                            R, n, st.b == Layout::RowMajor ? "row" : "col", st.b_pad,
-                            st.c == Layout::RowMajor ? "row" : "col", st.c_pad, alpha, beta, seed);
+                            R, n, layout_name(st.b_layout), st.b_pad, layout_name(st.c_layout),
+                            st.c_pad, alpha, beta, seed);
             std::int64_t pad_changed = 0;
             const auto got = run_panel(dA, B, n, st, alpha, beta, C0, R, &pad_changed);
             EXPECT_EQ(pad_changed, 0) << what << ": padding of C was written";
-            if (expect_matches(got, reference_spmm<T>(product, alpha, beta, C0), what) > 0 ||
+            if (expect_matches(got, expected<T>(product, alpha, beta, C0), what) > 0 ||
                 pad_changed > 0)
               return;
           }
@@ -310,12 +260,12 @@ TYPED_TEST(CudaSpmmPanel, RegistryEntryRuns) {
     const Csr<T, I> dA = A.to(Space::Device);
     for (const std::int64_t n :
          {std::int64_t{1}, std::int64_t{5}, std::int64_t{16}, std::int64_t{40}, std::int64_t{64}}) {
-      const auto B = random_vector<T>(A.cols() * n, seed + n);
-      const auto C0 = random_vector<T>(A.rows() * n, seed + n + 1);
-      const ProductReference product = reference_product(A, B, n);
+      const auto B = random_values<T>(A.cols() * n, seed + n);
+      const auto C0 = random_values<T>(A.rows() * n, seed + n + 1);
+      const Product product = reference::product(A, std::span<const T>(B), n);
       const std::string what = fmt::format("{} n={} seed={}", name, n, seed);
       const auto got = run_panel(dA, B, n, kStorages[0], T{1.5}, T{0}, C0, 0);
-      if (expect_matches(got, reference_spmm<T>(product, T{1.5}, T{0}, C0), what) > 0) return;
+      if (expect_matches(got, expected<T>(product, T{1.5}, T{0}, C0), what) > 0) return;
       const int R = cuda::panel_plan(dA, n).rows;
       const auto forced = run_panel(dA, B, n, kStorages[0], T{1.5}, T{0}, C0, R);
       EXPECT_TRUE(bitwise_equal(got, forced)) << what << ": differs from R = " << R << " forced";
@@ -338,15 +288,16 @@ TYPED_TEST(CudaSpmmPanel, InfReachesOnlyItsRows) {
   // Columns 9 and 130 (held by a few rows each) get Inf in B; the
   // reference of the other rows does not depend on them.
   const std::int64_t inf_cols[] = {9, 130};
-  auto B = random_vector<T>(k * n, seed + 1);
+  auto B = random_values<T>(k * n, seed + 1);
   auto B0 = B;
   for (const std::int64_t c : inf_cols)
     for (std::int64_t j = 0; j < n; ++j) {
       B[c * n + j] = std::numeric_limits<T>::infinity();
       B0[c * n + j] = T{0};
     }
-  const auto C0 = random_vector<T>(m * n, seed + 2);
-  const Reference<T> ref = reference_spmm<T>(reference_product(A, B0, n), T{1}, T{0}, C0);
+  const auto C0 = random_values<T>(m * n, seed + 2);
+  const Expected<T> ref =
+      expected<T>(reference::product(A, std::span<const T>(B0), n), T{1}, T{0}, C0);
   int holders = 0;
   for (const int R : kPanelRows) {
     for (const Storage& st : {kStorages[0], kStorages[1]}) {
@@ -379,10 +330,10 @@ TYPED_TEST(CudaSpmmPanel, ValuesInPlaceAndDeterministic) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
   const std::uint64_t seed = fresh_seed();
-  const Csr<T, I> A = generated<T, I>(Generator::Fem, 9, 3, 0, 0, seed);
+  const Csr<T, I> A = generated<T, I>("fem:n=9,block=3", seed).A;
   const std::int64_t m = A.rows(), k = A.cols(), n = 64;
-  const auto B = random_vector<T>(k * n, seed + 1);
-  const auto C0 = random_vector<T>(m * n, seed + 2);
+  const auto B = random_values<T>(k * n, seed + 1);
+  const auto C0 = random_values<T>(m * n, seed + 2);
   for (const int R : kPanelRows) {
     Csr<T, I> dA = A.to(Space::Device);
     const auto first = run_panel(dA, B, n, kStorages[0], T{1}, T{0.5}, C0, R);
@@ -392,12 +343,13 @@ TYPED_TEST(CudaSpmmPanel, ValuesInPlaceAndDeterministic) {
     EXPECT_TRUE(bitwise_equal(first, again)) << "R=" << R << ": second run differs";
     EXPECT_TRUE(bitwise_equal(first, rebuilt)) << "R=" << R << ": rebuilt panels differ";
     // New values, same structure, written into the device matrix.
-    const auto values = random_vector<T>(A.nnz(), seed + 3 + static_cast<std::uint64_t>(R));
+    const auto values = random_values<T>(A.nnz(), seed + 3 + static_cast<std::uint64_t>(R));
     dA.values() = Array<T>(values, Space::Device);
     const Csr<T, I> A2(static_cast<I>(m), static_cast<I>(k), Array<I>(A.row_ptr().to_vector()),
                        Array<I>(A.col_idx().to_vector()), Array<T>(values));
     const auto got = run_panel(dA, B, n, kStorages[0], T{1}, T{0.5}, C0, R);
-    const Reference<T> ref = reference_spmm<T>(reference_product(A2, B, n), T{1}, T{0.5}, C0);
+    const Expected<T> ref =
+        expected<T>(reference::product(A2, std::span<const T>(B), n), T{1}, T{0.5}, C0);
     if (expect_matches(got, ref, fmt::format("new values, R={} seed={}", R, seed)) > 0) return;
   }
 }
@@ -411,8 +363,8 @@ TYPED_TEST(CudaSpmmPanel, AutoPicksRowPanelOnDevice) {
   using I = typename TypeParam::index_type;
   const auto& registry = Registry<T, I>::instance();
   const std::uint64_t seed = fresh_seed();
-  const Csr<T, I> fem = generated<T, I>(Generator::Fem, 20, 3, 0, 0, seed).to(Space::Device);
-  const Csr<T, I> rnd = generated<T, I>(Generator::Random, 2000, 0, 0, 30, seed).to(Space::Device);
+  const Csr<T, I> fem = generated<T, I>("fem:n=20,block=3", seed).A.to(Space::Device);
+  const Csr<T, I> rnd = generated<T, I>("random:n=2000,degree=30", seed).A.to(Space::Device);
   EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{64}),
             Algorithm::RowPanel);
   EXPECT_NE(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{8}),
@@ -420,7 +372,7 @@ TYPED_TEST(CudaSpmmPanel, AutoPicksRowPanelOnDevice) {
   EXPECT_NE(registry.choose_spmm(MatrixRef<T, I>{&rnd}, Backend::Cuda, SpmmShape{64}),
             Algorithm::RowPanel);
   const std::int64_t n = 64;
-  const auto B = random_vector<T>(fem.cols() * n, seed);
+  const auto B = random_values<T>(fem.cols() * n, seed);
   const Array<T> dB(B, Space::Device);
   Array<T> dC(static_cast<std::size_t>(fem.rows() * n), Space::Device);
   const RunInfo info = spmm(
@@ -466,8 +418,8 @@ TYPED_TEST(CudaSpmmPanel, PlanAndRuleOnHost) {
     }
   }
   const auto& registry = Registry<T, I>::instance();
-  const Csr<T, I> fem = generated<T, I>(Generator::Fem, 20, 3, 0, 0, seed);
-  const Csr<T, I> rnd = generated<T, I>(Generator::Random, 2000, 0, 0, 30, seed);
+  const Csr<T, I> fem = generated<T, I>("fem:n=20,block=3", seed).A;
+  const Csr<T, I> rnd = generated<T, I>("random:n=2000,degree=30", seed).A;
   EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{64}),
             Algorithm::RowPanel);
   EXPECT_TRUE(cuda::panel_plan(fem, 64).worth_it);

@@ -355,9 +355,7 @@ TEST(MatrixMarketGzip, CorruptAndTruncatedGzipAreIoErrors) {
 
 // ---- round trips ---------------------------------------------------------------
 
-template <class P>
-class MatrixMarketRoundTrip : public ::testing::Test {};
-TYPED_TEST_SUITE(MatrixMarketRoundTrip, TypePairs, TypePairNames);
+SPX_TYPED_TEST_SUITE(MatrixMarketRoundTrip);
 
 TYPED_TEST(MatrixMarketRoundTrip, CoordinateCooCsrArrayPatternGzip) {
   using T = typename TypeParam::value_type;

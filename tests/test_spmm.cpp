@@ -21,8 +21,9 @@
 #include "baselines/baselines.hpp"
 #include "common.hpp"
 #include "cuda_common.hpp"
+#include "dense.hpp"
 #include "matrices.hpp"
-#include "reference_spmm.hpp"
+#include "reference.hpp"
 #include "spx/convert.hpp"
 #include "spx/generate.hpp"
 #include "spx/ops.hpp"
@@ -33,76 +34,18 @@
 namespace spx::test {
 namespace {
 
-template <class P>
-class SpmmKernels : public ::testing::Test {};
-TYPED_TEST_SUITE(SpmmKernels, TypePairs, TypePairNames);
+SPX_TYPED_TEST_SUITE(SpmmKernels);
 
-struct Scalars {
-  double alpha, beta;
-};
-constexpr Scalars kScalars[] = {{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}, {0.0, 1.5}, {0.0, 0.0}};
 constexpr std::int64_t kWidths[] = {1, 3, 32, 33, 64, 200};
 /// Products larger than this (nnz × n) are left out to keep the suite fast.
 constexpr std::int64_t kMaxWork = std::int64_t{8} << 20;
 
-/// How B and C are stored: layouts and the padding added to the minimum ld.
-struct Storage {
-  Layout b_layout, c_layout;
-  std::int64_t b_pad, c_pad;
-};
 constexpr Storage kStorages[] = {
     {Layout::RowMajor, Layout::RowMajor, 0, 0},
     {Layout::ColMajor, Layout::ColMajor, 3, 5},
     {Layout::RowMajor, Layout::ColMajor, 7, 0},
     {Layout::ColMajor, Layout::RowMajor, 0, 2},
 };
-
-std::string_view layout_name(Layout l) {
-  return l == Layout::RowMajor ? "row" : "col";
-}
-
-/// A logical row-major rows×cols matrix stored with `layout` and `ld`; the
-/// padding holds `fill`.
-template <class T>
-struct Stored {
-  std::vector<T> data;
-  std::int64_t rows, cols, ld;
-  Layout layout;
-
-  Stored(const std::vector<T>& logical, std::int64_t r, std::int64_t c, Layout l, std::int64_t pad,
-         T fill)
-      : rows(r), cols(c), ld((l == Layout::RowMajor ? c : r) + pad), layout(l) {
-    const std::int64_t outer = l == Layout::RowMajor ? r : c;
-    data.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, outer * ld)), fill);
-    for (std::int64_t i = 0; i < r; ++i)
-      for (std::int64_t j = 0; j < c; ++j)
-        data[index(i, j)] = logical[i * c + j];
-  }
-  std::size_t index(std::int64_t i, std::int64_t j) const {
-    return static_cast<std::size_t>(layout == Layout::RowMajor ? i * ld + j : i + j * ld);
-  }
-  /// Entries of `stored` (a copy of data after a run) outside the matrix
-  /// that differ bitwise from `fill`.
-  std::int64_t padding_changed(const std::vector<T>& stored, T fill) const {
-    const std::int64_t outer = layout == Layout::RowMajor ? rows : cols;
-    const std::int64_t inner = layout == Layout::RowMajor ? cols : rows;
-    std::int64_t changed = 0;
-    const auto differs = [&](std::size_t e) {
-      return std::memcmp(&stored[e], &fill, sizeof(T)) != 0;
-    };
-    for (std::int64_t o = 0; o < outer; ++o)
-      for (std::int64_t i = inner; i < ld; ++i)
-        changed += differs(static_cast<std::size_t>(o * ld + i));
-    for (auto e = static_cast<std::size_t>(outer * ld); e < stored.size(); ++e)
-      changed += differs(e);
-    return changed;
-  }
-};
-
-template <class T>
-DenseView<T> view_of(T* p, const Stored<std::remove_const_t<T>>& s, Space space) {
-  return DenseView<T>{p, s.rows, s.cols, s.ld, s.layout, space};
-}
 
 template <Value T, Index I>
 std::vector<TestMatrix<T, I>> spmm_test_matrices() {
@@ -123,7 +66,6 @@ template <Value T, Index I>
 std::map<Format, int> run_all(Backend backend) {
   const auto& registry = Registry<T, I>::instance();
   const Space space = space_of(backend);
-  const T sentinel = T{-777};
   std::map<Format, int> ran;
   for (auto& [name, A] : spmm_test_matrices<T, I>()) {
     // Every format with an SpMM kernel on this backend, in `space`.
@@ -155,14 +97,9 @@ std::map<Format, int> run_all(Backend backend) {
       }
       const std::uint64_t seed = fresh_seed();
       const std::int64_t m = A.rows(), k = A.cols();
-      const auto B = random_vector<T>(k * n, seed);
-      const auto C0 = random_vector<T>(m * n, seed + 1);
-      const ProductReference product = reference_product(A, B, n);
-      const std::vector<T> poison(C0.size(), std::numeric_limits<T>::quiet_NaN());
-      std::vector<Reference<T>> expected;
-      for (auto [alpha, beta] : kScalars)
-        expected.push_back(
-            reference_spmm<T>(product, static_cast<T>(alpha), static_cast<T>(beta), C0));
+      const auto B = random_values<T>(k * n, seed);
+      const auto C0 = random_values<T>(m * n, seed + 1);
+      const Product product = reference::product(A, std::span<const T>(B), n);
       for (const auto& mat : formats) {
         const Format f = std::visit([](const auto& a) { return a.kFormat; }, mat);
         for (const auto& kernel : registry.spmm_kernels()) {
@@ -198,17 +135,21 @@ std::map<Format, int> run_all(Backend backend) {
             // storages with the first two pairs (beta = 0 and a general one).
             const std::size_t scalars = &st == kStorages ? std::size(kScalars) : 2;
             for (std::size_t s = 0; s < scalars; ++s) {
-              const auto [alpha, beta] = kScalars[s];
+              const auto [a, b] = kScalars[s];
+              const T alpha = static_cast<T>(a), beta = static_cast<T>(b);
               const std::string what =
-                  fmt::format("{}, alpha={} beta={} seed={}", config, alpha, beta, seed);
-              const Stored<T> Cs(beta == 0 ? poison : C0, m, n, st.c_layout, st.c_pad, sentinel);
-              Array<T> dC(Cs.data, space);
-              SpmmOptions opts;
-              opts.algorithm = kernel.info.algorithm;
-              RunInfo info;
+                  fmt::format("{}, alpha={} beta={} seed={}", config, a, b, seed);
+              bool passed = false;
               try {
-                info = spmm(static_cast<T>(alpha), mat, view_of<const T>(dB.data(), Bs, space),
-                            static_cast<T>(beta), view_of<T>(dC.data(), Cs, space), opts);
+                passed =
+                    spmm_matches(product, alpha, beta, C0, st, space, what, [&](DenseView<T> C) {
+                      SpmmOptions opts;
+                      opts.algorithm = kernel.info.algorithm;
+                      const RunInfo info =
+                          spmm(alpha, mat, Bs.view(dB.data(), space), beta, C, opts);
+                      EXPECT_EQ(info.algorithm, kernel.info.algorithm) << what;
+                      EXPECT_EQ(info.backend, backend) << what;
+                    });
               } catch (const Unsupported& e) {
                 if (kernel.info.baseline) {  // e.g. cuSPARSE refusing a case
                   std::printf("[  SKIP    ] %s: %s\n", what.c_str(), e.what());
@@ -220,17 +161,7 @@ std::map<Format, int> run_all(Backend backend) {
                 ADD_FAILURE() << what << ": threw " << e.what();
                 continue;
               }
-              EXPECT_EQ(info.algorithm, kernel.info.algorithm) << what;
-              EXPECT_EQ(info.backend, backend) << what;
-              const std::vector<T> got_stored = dC.to_vector();
-              // Padding untouched; the logical C compared with the reference.
-              std::vector<T> got(static_cast<std::size_t>(m * n));
-              const std::int64_t bad_pad = Cs.padding_changed(got_stored, sentinel);
-              EXPECT_EQ(bad_pad, 0) << what << ": padding of C was written";
-              for (std::int64_t i = 0; i < m; ++i)
-                for (std::int64_t j = 0; j < n; ++j)
-                  got[i * n + j] = got_stored[Cs.index(i, j)];
-              if (expect_matches(got, expected[s], what) > 0 || bad_pad > 0) return ran;
+              if (!passed) return ran;
               kernel_ran = true;
             }
           }
@@ -245,13 +176,7 @@ std::map<Format, int> run_all(Backend backend) {
 TYPED_TEST(SpmmKernels, CpuMatchesReference) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  const auto ran = run_all<T, I>(Backend::Cpu);
-  // Every format convertible in this build has a CPU SpMM kernel that ran.
-  for (Format f : kAllFormats) {
-    if (convertible(f)) {
-      EXPECT_GT(ran.count(f) ? ran.at(f) : 0, 0) << to_string(f);
-    }
-  }
+  expect_every_convertible_format_ran(run_all<T, I>(Backend::Cpu));
 }
 
 /// The CPU kernels of the other formats under non-default layouts: SELL with
@@ -302,31 +227,25 @@ TYPED_TEST(SpmmKernels, CpuFormatOptions) {
         const std::int64_t n = widths[w];
         const std::uint64_t seed = fresh_seed();
         const std::int64_t m = A.rows(), k = A.cols();
-        const auto B = random_vector<T>(k * n, seed);
-        const auto C0 = random_vector<T>(m * n, seed + 1);
-        const ProductReference product = reference_product(A, B, n);
+        const auto B = random_values<T>(k * n, seed);
+        const auto C0 = random_values<T>(m * n, seed + 1);
+        const Product product = reference::product(A, std::span<const T>(B), n);
         // Each width with two of the four storages, in turn.
         for (const Storage& st : {kStorages[w % 4], kStorages[(w + 1) % 4]}) {
           const Stored<T> Bs(B, k, n, st.b_layout, st.b_pad, nan);
           for (const T beta : {T{0}, T{-0.5}}) {
             const T alpha = T{1.5};
-            const Stored<T> Cs(beta == T{0} ? std::vector<T>(C0.size(), nan) : C0, m, n,
-                               st.c_layout, st.c_pad, T{-777});
-            std::vector<T> Cdata = Cs.data;
-            const RunInfo info = spmm(alpha, mat, view_of<const T>(Bs.data.data(), Bs, Space::Host),
-                                      beta, view_of<T>(Cdata.data(), Cs, Space::Host));
             const std::string what = fmt::format(
                 "{} as {} (b={} C={} sigma={} H={} K={}), n={} B {} C {}, beta={} seed={}", name,
                 to_string(v.format), v.options.block_size, v.options.slice_size, v.options.sigma,
                 v.options.hack_size, v.options.hyb_width, n, layout_name(st.b_layout),
                 layout_name(st.c_layout), beta, seed);
-            EXPECT_EQ(info.backend, Backend::Cpu) << what;
-            EXPECT_EQ(Cs.padding_changed(Cdata, T{-777}), 0) << what;
-            std::vector<T> got(static_cast<std::size_t>(m * n));
-            for (std::int64_t i = 0; i < m; ++i)
-              for (std::int64_t j = 0; j < n; ++j)
-                got[i * n + j] = Cdata[Cs.index(i, j)];
-            if (expect_matches(got, reference_spmm<T>(product, alpha, beta, C0), what) > 0) return;
+            if (!spmm_matches(product, alpha, beta, C0, st, Space::Host, what, [&](DenseView<T> C) {
+                  const RunInfo info =
+                      spmm(alpha, mat, Bs.view(Bs.data.data(), Space::Host), beta, C);
+                  EXPECT_EQ(info.backend, Backend::Cpu) << what;
+                }))
+              return;
             ++ran;
           }
         }
@@ -374,41 +293,31 @@ TYPED_TEST(SpmmKernels, CudaRowSplitRowGroups) {
       "stencil2d:n=300,points=5", "random:n=40000,degree=1.5", "random:n=6000,degree=40"};
   int ran = 0;
   for (const char* text : matrices) {
-    GenSpec spec = parse_gen_spec(text);
-    spec.seed = mseed + ran;
-    const Csr<T, I> A = generate<T, I>(spec);
-    const std::string name = describe(spec);
+    const auto [name, A] = generated<T, I>(text, mseed + ran);
     ASSERT_GT(A.nnz(), 0) << name;
     const Csr<T, I> dA = A.to(Space::Device);
     for (const std::int64_t n : widths) {
       const std::uint64_t seed = fresh_seed();
       const std::int64_t m = A.rows(), k = A.cols();
-      const auto B = random_vector<T>(k * n, seed);
-      const auto C0 = random_vector<T>(m * n, seed + 1);
-      const ProductReference product = reference_product(A, B, n);
+      const auto B = random_values<T>(k * n, seed);
+      const auto C0 = random_values<T>(m * n, seed + 1);
+      const Product product = reference::product(A, std::span<const T>(B), n);
       for (const Storage& st : storages) {
         const Stored<T> Bs(B, k, n, st.b_layout, st.b_pad, nan);
         const Array<T> dB(Bs.data, Space::Device);
         for (const T beta : {T{0}, T{-0.5}}) {
           const T alpha = T{1.5};
-          const Stored<T> Cs(beta == T{0} ? std::vector<T>(C0.size(), nan) : C0, m, n, st.c_layout,
-                             st.c_pad, T{-777});
-          Array<T> dC(Cs.data, Space::Device);
-          SpmmOptions opts;
-          opts.algorithm = Algorithm::RowSplit;
-          const RunInfo info = spmm(alpha, dA, view_of<const T>(dB.data(), Bs, Space::Device), beta,
-                                    view_of<T>(dC.data(), Cs, Space::Device), opts);
           const std::string what =
               fmt::format("{}, n={} B {} C {}, beta={} seed={}", name, n, layout_name(st.b_layout),
                           layout_name(st.c_layout), beta, seed);
-          EXPECT_EQ(info.algorithm, Algorithm::RowSplit) << what;
-          const std::vector<T> stored = dC.to_vector();
-          EXPECT_EQ(Cs.padding_changed(stored, T{-777}), 0) << what;
-          std::vector<T> got(static_cast<std::size_t>(m * n));
-          for (std::int64_t i = 0; i < m; ++i)
-            for (std::int64_t j = 0; j < n; ++j)
-              got[i * n + j] = stored[Cs.index(i, j)];
-          if (expect_matches(got, reference_spmm<T>(product, alpha, beta, C0), what) > 0) return;
+          if (!spmm_matches(product, alpha, beta, C0, st, Space::Device, what, [&](DenseView<T> C) {
+                SpmmOptions opts;
+                opts.algorithm = Algorithm::RowSplit;
+                const RunInfo info =
+                    spmm(alpha, dA, Bs.view(dB.data(), Space::Device), beta, C, opts);
+                EXPECT_EQ(info.algorithm, Algorithm::RowSplit) << what;
+              }))
+            return;
           ++ran;
         }
       }
@@ -428,7 +337,7 @@ TYPED_TEST(SpmmKernels, CudaDeterministicKernelsRepeat) {
     if (A.nnz() == 0) continue;
     const Csr<T, I> dA = A.to(Space::Device);
     for (const std::int64_t n : {std::int64_t{3}, std::int64_t{40}}) {
-      const auto B = random_vector<T>(A.cols() * n, fresh_seed());
+      const auto B = random_values<T>(A.cols() * n, fresh_seed());
       const Array<T> dB = Array<T>(B).to(Space::Device);
       for (const auto& kernel : registry.spmm_kernels()) {
         if (kernel.info.backend != Backend::Cuda || kernel.info.format != Format::Csr ||
@@ -496,7 +405,7 @@ TYPED_TEST(SpmmKernels, AutoReportsTheKernelThatRan) {
   using I = typename TypeParam::index_type;
   for (auto& [name, A] : handmade_matrices<T, I>()) {
     const std::int64_t n = 5;
-    const auto B = random_vector<T>(A.cols() * n, 7);
+    const auto B = random_values<T>(A.cols() * n, 7);
     std::vector<T> C(static_cast<std::size_t>(std::max<std::int64_t>(1, A.rows() * n)),
                      std::numeric_limits<T>::quiet_NaN());
     const RunInfo info =
@@ -617,8 +526,8 @@ TYPED_TEST(SpmmKernels, TrivialCases) {
   // The GEMM baseline refuses a matrix whose dense copy would be too large,
   // naming the size (checked on the host; the kernel exists when CUDA is
   // compiled in).
-  if (const auto* gemm =
-          Registry<T, I>::instance().find_spmm(Format::Csr, spx::baselines::CublasGemm, Backend::Cuda)) {
+  if (const auto* gemm = Registry<T, I>::instance().find_spmm(
+          Format::Csr, spx::baselines::CublasGemm, Backend::Cuda)) {
     const Csr<T, I> huge(I{1} << 20, I{1} << 20,
                          Array<I>(std::vector<I>((std::size_t{1} << 20) + 1, I{0})), Array<I>(),
                          Array<T>());

@@ -25,14 +25,7 @@
 namespace spx::test {
 namespace {
 
-template <class P>
-class SpmvKernels : public ::testing::Test {};
-TYPED_TEST_SUITE(SpmvKernels, TypePairs, TypePairNames);
-
-struct Scalars {
-  double alpha, beta;
-};
-constexpr Scalars kScalars[] = {{1.0, 0.0}, {2.5, -0.5}, {-1.0, 1.0}, {0.0, 1.5}, {0.0, 0.0}};
+SPX_TYPED_TEST_SUITE(SpmvKernels);
 
 /// Runs every kernel of `backend` on every matrix; returns how many
 /// (matrix, kernel) pairs ran, per format.
@@ -43,8 +36,9 @@ std::map<Format, int> run_all(Backend backend) {
   const Space space = space_of(backend);
   for (auto& [name, A] : all_test_matrices<T, I>()) {
     const std::uint64_t seed = fresh_seed();
-    const auto x = random_vector<T>(A.cols(), seed);
-    const auto y0 = random_vector<T>(A.rows(), seed + 1);
+    const auto x = random_values<T>(A.cols(), seed);
+    const auto y0 = random_values<T>(A.rows(), seed + 1);
+    const Product product = reference::product(A, std::span<const T>(x));
     for (Format f : kAllFormats) {
       if (!convertible(f)) continue;
       Matrix<T, I> host_m;
@@ -67,28 +61,20 @@ std::map<Format, int> run_all(Backend backend) {
                       std::string(to_string(kernel.info.algorithm)).c_str(), reason.c_str());
           continue;
         }
-        for (auto [alpha, beta] : kScalars) {
-          const std::string what =
-              fmt::format("{} as {}, {} on {}, alpha={} beta={} seed={}", name, to_string(f),
-                          to_string(kernel.info.algorithm), to_string(backend), alpha, beta, seed);
-          std::vector<T> yinit =
-              beta == 0 ? std::vector<T>(A.rows(), std::numeric_limits<T>::quiet_NaN()) : y0;
-          Array<T> dy = Array<T>(yinit).to(space);
-          SpmvOptions opts;
-          opts.algorithm = kernel.info.algorithm;
-          RunInfo info;
-          try {
-            info = spmv(static_cast<T>(alpha), m, dx, static_cast<T>(beta), dy, opts);
-          } catch (const std::exception& e) {
-            ADD_FAILURE() << what << ": threw " << e.what();
-            continue;
-          }
-          EXPECT_EQ(info.algorithm, kernel.info.algorithm) << what;
-          EXPECT_EQ(info.backend, backend) << what;
-          const auto ref =
-              reference_spmv<T, I>(static_cast<T>(alpha), A, x, static_cast<T>(beta), y0);
-          if (expect_matches(dy.to_vector(), ref, what) > 0) return ran;
-        }
+        const std::string label =
+            fmt::format("{} as {}, {} on {}, seed={}", name, to_string(f),
+                        to_string(kernel.info.algorithm), to_string(backend), seed);
+        const bool passed = matches_over_grid(
+            kScalars, product, y0, label,
+            [&](T alpha, T beta, const std::vector<T>& y_init) {
+              Array<T> dy = Array<T>(y_init).to(space);
+              SpmvOptions opts;
+              opts.algorithm = kernel.info.algorithm;
+              const RunInfo info = spmv(alpha, m, dx, beta, dy, opts);
+              return Ran<T>{dy.to_vector(), info};
+            },
+            reports_kernel(kernel.info));
+        if (!passed) return ran;
         ++ran[f];
       }
     }
@@ -99,12 +85,7 @@ std::map<Format, int> run_all(Backend backend) {
 TYPED_TEST(SpmvKernels, CpuMatchesReference) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  const auto ran = run_all<T, I>(Backend::Cpu);
-  // Guard: every convertible format has CPU kernels that actually ran.
-  for (Format f : kAllFormats) {
-    if (!convertible(f)) continue;
-    EXPECT_GT(ran.count(f) ? ran.at(f) : 0, 0) << to_string(f);
-  }
+  expect_every_convertible_format_ran(run_all<T, I>(Backend::Cpu));
 }
 
 TYPED_TEST(SpmvKernels, CudaMatchesReference) {
@@ -122,7 +103,7 @@ TYPED_TEST(SpmvKernels, AutoReportsTheKernelThatRan) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
   for (auto& [name, A] : handmade_matrices<T, I>()) {
-    const auto x = random_vector<T>(A.cols(), 7);
+    const auto x = random_values<T>(A.cols(), 7);
     std::vector<T> y(A.rows(), std::numeric_limits<T>::quiet_NaN());
     const RunInfo info = spmv(T{1}, A, x, T{0}, y);
     EXPECT_NE(info.algorithm, Algorithm::Auto) << name;

@@ -16,6 +16,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -31,7 +32,6 @@
 #include "cuda_common.hpp"
 #include "matrices.hpp"
 #include "reference.hpp"
-#include "reference_spmm.hpp"
 #include "spx/convert.hpp"
 #include "spx/ops.hpp"
 
@@ -102,10 +102,8 @@ void expect_owning(const M& A) {
   EXPECT_FALSE(pa.is_view() || pb.is_view() || pv.is_view());
 }
 
-struct Scalars {
-  double alpha, beta;
-};
-constexpr Scalars kScalars[] = {{1.0, 0.0}, {2.5, -0.5}};
+/// beta = 0 (y poisoned with NaN) and general scalars.
+constexpr std::span<const Scalars> kViewScalars = kScalars.first(2);
 
 /// What ran, per (operation, format, algorithm), to check that every kernel
 /// was reached.
@@ -126,7 +124,7 @@ void compare_kernels(const std::string& name, const M& owned, const M& view, Bac
     const std::string reason = can_run(kernel, owned);
     EXPECT_EQ(can_run(kernel, view), reason);
     if (!reason.empty()) continue;
-    for (auto [alpha, beta] : kScalars) {
+    for (auto [alpha, beta] : kViewScalars) {
       const std::string what =
           fmt::format("{} {} as {}, {}, alpha={} beta={} seed={}", to_string(kernel.info.op), name,
                       to_string(M::kFormat), to_string(kernel.info.algorithm), alpha, beta, seed);
@@ -162,8 +160,8 @@ void compare_products(const std::string& name, const M& owned, const M& view, co
   const Space space = space_of(backend);
   const std::uint64_t seed = fresh_seed();
 
-  const auto x = random_vector<T>(A.cols(), seed);
-  const auto y0 = random_vector<T>(A.rows(), seed + 1);
+  const auto x = random_values<T>(A.cols(), seed);
+  const auto y0 = random_values<T>(A.rows(), seed + 1);
   const Array<T> dx = Array<T>(x).to(space);
   compare_kernels(
       name, owned, view, backend, registry.spmv_kernels(),
@@ -171,13 +169,13 @@ void compare_products(const std::string& name, const M& owned, const M& view, co
       [&](const M& m, Algorithm algorithm, T alpha, T beta, Array<T>& y) {
         spmv(alpha, m, dx, beta, y, SpmvOptions{algorithm});
       },
-      y0, [&](T alpha, T beta) { return reference_spmv<T, I>(alpha, A, x, beta, y0); }, seed, ran);
+      y0, [&](T alpha, T beta) { return expected_spmv<T, I>(alpha, A, std::span<const T>(x), beta, std::span<const T>(y0)); }, seed, ran);
 
   constexpr std::int64_t n = 3;
-  const auto B = random_vector<T>(A.cols() * n, seed + 2);
-  const auto C0 = random_vector<T>(A.rows() * n, seed + 3);
+  const auto B = random_values<T>(A.cols() * n, seed + 2);
+  const auto C0 = random_values<T>(A.rows() * n, seed + 3);
   const Array<T> dB = Array<T>(B).to(space);
-  const ProductReference product = reference_product(A, B, n);
+  const Product product = reference::product(A, std::span<const T>(B), n);
   const SpmmShape shape{n, Layout::RowMajor, Layout::RowMajor, n, n};
   compare_kernels(
       name, owned, view, backend, registry.spmm_kernels(),
@@ -187,7 +185,7 @@ void compare_products(const std::string& name, const M& owned, const M& view, co
              DenseView<T>{C.data(), A.rows(), n, n, Layout::RowMajor, space},
              SpmmOptions{algorithm});
       },
-      C0, [&](T alpha, T beta) { return reference_spmm(product, alpha, beta, C0); }, seed, ran);
+      C0, [&](T alpha, T beta) { return expected<T>(product, alpha, beta, std::span<const T>(C0)); }, seed, ran);
 }
 
 /// `A`'s entries in a random order (an unsorted COO).
@@ -482,11 +480,11 @@ TYPED_TEST(Views, ValuesChangedInPlaceAreSeenAndTheStructureCacheStaysValid) {
     SCOPED_TRACE(name);
     Caller<Csr<T, I>> c(A);
     Csr<T, I> view = c.view();
-    const auto x = random_vector<T>(A.cols(), fresh_seed());
+    const auto x = random_values<T>(A.cols(), fresh_seed());
     std::vector<T> y(A.rows());
     for (int round = 0; round < 3; ++round) {
       spmv(T{1}, view, x, T{0}, y);  // the first call fills the structure cache
-      expect_matches(y, reference_spmv<T, I>(T{1}, c.owned(), x, T{0}, y), name);
+      expect_matches(y, expected_spmv<T, I>(T{1}, c.owned(), std::span<const T>(x), T{0}, std::span<const T>(y)), name);
       for (T& v : c.v)  // by the caller, in its own array
         v = -2 * v;
       for (T& v : view.values())  // through the matrix, into the caller's array

@@ -13,7 +13,7 @@
 #include "baselines/baselines.hpp"
 #include "bench.hpp"
 #include "device.hpp"
-#include "ops_common.hpp"
+#include "measure.hpp"
 #include "spx/batch/ops.hpp"
 #include "spx/core/error.hpp"
 
@@ -22,44 +22,6 @@ namespace spx::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-template <Value T, Index I>
-detail::Reference batch_reference(const std::vector<Csr<T, I>>& mats, const std::vector<T>& x) {
-  std::vector<std::int64_t> row_at(mats.size() + 1, 0), col_at(mats.size() + 1, 0);
-  for (std::size_t i = 0; i < mats.size(); ++i) {
-    row_at[i + 1] = row_at[i] + mats[i].rows();
-    col_at[i + 1] = col_at[i] + mats[i].cols();
-  }
-  detail::Reference ref;
-  const auto total = static_cast<std::size_t>(row_at.back());
-  ref.y.resize(total);
-  ref.scale.resize(total);
-  ref.bound.resize(total);
-  const long double eps = std::numeric_limits<T>::epsilon();
-  const auto count = static_cast<std::int64_t>(mats.size());
-#pragma omp parallel for schedule(dynamic, 16)
-  for (std::int64_t i = 0; i < count; ++i) {
-    const Csr<T, I>& A = mats[static_cast<std::size_t>(i)];
-    const I* ptr = A.row_ptr().data();
-    const I* col = A.col_idx().data();
-    const T* val = A.values().data();
-    const T* xi = x.data() + col_at[static_cast<std::size_t>(i)];
-    for (std::int64_t r = 0; r < A.rows(); ++r) {
-      long double sum = 0, mag = 0;
-      for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
-        const long double p = static_cast<long double>(val[k]) * xi[col[k]];
-        sum += p;
-        mag += std::fabs(p);
-      }
-      const auto at = static_cast<std::size_t>(row_at[static_cast<std::size_t>(i)] + r);
-      ref.y[at] = static_cast<double>(sum);
-      ref.scale[at] = static_cast<double>(mag);
-      ref.bound[at] = static_cast<double>((ptr[r + 1] - ptr[r] + 4) * eps * mag +
-                                          4 * std::numeric_limits<T>::min());
-    }
-  }
-  return ref;
-}
 
 /// The CSR batch: uniform (one shared pattern) when the member says so and
 /// every matrix indeed shares matrix 0's pattern, else concatenated.
@@ -106,11 +68,7 @@ void measure_batch(const MatrixInfo& info, const std::vector<Csr<T, I>>& mats, b
                    const Config& config, Timer& timer, Results& results) {
   const Backend backend = config.backend;
   const Space space = space_of(backend);
-  const Precision precision = std::same_as<T, float> ? Precision::F32 : Precision::F64;
-  const auto say = [&](const std::string& what) {
-    if (config.progress)
-      config.progress(fmt::format("{} {}: {}", info.name, to_string(precision), what), true);
-  };
+  const auto say = detail::progress_of<T>(config, info.name);
   std::vector<const BatchSpmvKernel<T, I>*> kernels;
   for (const auto& k : Registry<T, I>::instance().batch_spmv_kernels()) {
     if (k.info.backend != backend) continue;
@@ -126,8 +84,9 @@ void measure_batch(const MatrixInfo& info, const std::vector<Csr<T, I>>& mats, b
   if (kernels.empty()) return;
 
   say("reference");
-  const std::vector<T> x = detail::random_values<T>(info.cols, results.run.seed);
-  const detail::Reference ref = batch_reference(mats, x);
+  const std::vector<T> x = reference::random_values<T>(info.cols, results.run.seed);
+  const reference::Product ref =
+      reference::batch_product(std::span<const Csr<T, I>>(mats), std::span<const T>(x));
   const Array<T> dx(x, space);
   Array<T> dy(static_cast<std::size_t>(info.rows), space);
   const std::vector<T> poison(static_cast<std::size_t>(info.rows),
@@ -140,20 +99,8 @@ void measure_batch(const MatrixInfo& info, const std::vector<Csr<T, I>>& mats, b
       if (k->info.format == f) mine.push_back(k);
     if (mine.empty()) continue;
     const auto base_record = [&](const BatchSpmvKernel<T, I>& k) {
-      Record r;
-      r.op = BenchOp::Batch;
-      r.matrix = info.name;
-      r.group = info.group;
-      r.precision = precision;
-      r.index64 = std::same_as<I, std::int64_t>;
-      r.backend = backend;
-      r.format = f;
-      r.algorithm = r.algorithm_ran = k.info.algorithm;
-      r.baseline = k.info.baseline;
-      r.deterministic = k.info.deterministic;
-      r.rows = info.rows;
-      r.cols = info.cols;
-      r.nnz = info.nnz;
+      Record r = detail::kernel_record<T, I>(BenchOp::Batch, info, backend, f, k.info, info.rows,
+                                             info.cols, info.nnz);
       r.batch_count = static_cast<std::int64_t>(mats.size());
       r.break_even = "none-needed";
       return r;
@@ -173,12 +120,10 @@ void measure_batch(const MatrixInfo& info, const std::vector<Csr<T, I>>& mats, b
         batch = std::move(host);
       }
     } catch (const std::exception& e) {
-      for (const auto* k : mine) {
-        Record r = base_record(*k);
-        r.status = Status::Skipped;
-        r.reason = fmt::format("cannot build the {} batch: {}", to_string(f), e.what());
-        results.records.push_back(std::move(r));
-      }
+      for (const auto* k : mine)
+        results.records.push_back(detail::not_measured(
+            base_record(*k), Status::Skipped,
+            fmt::format("cannot build the {} batch: {}", to_string(f), e.what())));
       continue;
     }
     const BatchRef<T, I> B = batch_ref(*batch);
@@ -201,45 +146,23 @@ void measure_batch(const MatrixInfo& info, const std::vector<Csr<T, I>>& mats, b
       r.convert_device_note = "built on the host from the CSR list, then uploaded";
       say(fmt::format("{}/{} ({}/{})", to_string(f), to_string(kernel.info.algorithm), ki + 1,
                       mine.size()));
-      if (std::string why = kernel.can_run(B); !why.empty()) {
-        r.status = Status::Skipped;
-        r.reason = "cannot run: " + why;
-        results.records.push_back(std::move(r));
-        continue;
-      }
-      try {
-        const ExecContext ctx{timer.stream()};
-        spx::detail::copy_bytes(dy.data(), space, poison.data(), Space::Host, dy.bytes());
+      const ExecContext ctx{timer.stream()};
+      std::vector<T> y_checked;
+      detail::KernelTrial trial;
+      trial.why_not = kernel.can_run(B);
+      detail::vector_output(trial, dy, poison, ref, y_checked);
+      trial.run_checked = [&] {
         BatchOptions bo;
         bo.algorithm = kernel.info.algorithm;
         bo.stream = timer.stream();
-        const RunInfo ran = spx::detail::batch_spmv<T, I>(T{1}, B, VectorView<const T>(dx), T{0},
-                                                          VectorView<T>(dy), bo);
-        r.algorithm_ran = ran.algorithm;
-        timer.synchronize();
-        const std::vector<T> y_checked = dy.to_vector();
-        const detail::CheckResult c = detail::compare(y_checked, ref);
-        r.max_rel_error = detail::finite_or_null(c.max_rel);
-        r.error_ratio = detail::finite_or_null(c.ratio);
-        r.correct = std::isfinite(c.ratio) && c.ratio <= 1.0;
-        const auto product = [&] { kernel.run(T{1}, B, dx.data(), T{0}, dy.data(), ctx); };
-        const bool flush = backend == Backend::Cuda && moved < 4.0 * results.run.device.cache_bytes;
-        const std::vector<double> t = detail::time_budgeted(timer, product, config, flush);
-        detail::fill_timing(r, t, flush, 2.0 * static_cast<double>(info.nnz), moved,
-                            results.run.copy_gbs);
-        const std::vector<T> y_after = dy.to_vector();
-        r.repeat_identical =
-            std::equal(y_after.begin(), y_after.end(), y_checked.begin(),
-                       [](T a, T b) { return std::memcmp(&a, &b, sizeof(T)) == 0; });
-        if (!*r.correct)
-          r.reason =
-              fmt::format("result check failed: error {} times the bound (max relative error {})",
-                          c.ratio, c.max_rel);
-      } catch (const std::exception& e) {
-        r.status = Status::Error;
-        r.reason = e.what();
-      }
-      results.records.push_back(std::move(r));
+        return spx::detail::batch_spmv<T, I>(T{1}, B, VectorView<const T>(dx), T{0},
+                                             VectorView<T>(dy), bo)
+            .algorithm;
+      };
+      trial.product = [&] { kernel.run(T{1}, B, dx.data(), T{0}, dy.data(), ctx); };
+      trial.flops = 2.0 * static_cast<double>(info.nnz);
+      trial.bytes = moved;
+      detail::measure_kernel(std::move(r), trial, config, timer, results.run, results.records);
     }
   }
 }
@@ -250,14 +173,7 @@ void batch_members(std::span<const BatchMember> batches, const Config& config, T
   const std::size_t count = batches.size();
   for (std::size_t i = 0; i < count; ++i) {
     const BatchMember& member = batches[i];
-    Config cfg = config;
-    if (config.progress) {
-      const std::string prefix = fmt::format("[{}/{}] ", i + 1, count);
-      cfg.progress = [&config, prefix](const std::string& s, bool detail) {
-        config.progress(prefix + s, detail);
-      };
-      cfg.progress(fmt::format("{}: generating", member.name), false);
-    }
+    const Config cfg = detail::member_config(config, i, count, member.name, "generating");
     MatrixInfo info;
     info.name = member.name;
     info.group = member.group;
@@ -299,17 +215,9 @@ void batch_members(std::span<const BatchMember> batches, const Config& config, T
     }
     res.matrices.push_back(info);
     if (!info.error.empty()) continue;
-    for (Precision p : config.precisions) {
-      if (p == Precision::F64) {
-        measure_batch<double, I>(info, mats, member.uniform, cfg, timer, res);
-      } else {
-        std::vector<Csr<float, I>> f32;
-        f32.reserve(mats.size());
-        for (const auto& A : mats)
-          f32.push_back(cast<float, I>(A));
-        measure_batch<float, I>(info, f32, member.uniform, cfg, timer, res);
-      }
-    }
+    detail::for_each_precision(config, mats, [&]<Value T>(const std::vector<Csr<T, I>>& typed) {
+      measure_batch<T, I>(info, typed, member.uniform, cfg, timer, res);
+    });
   }
 }
 
@@ -368,23 +276,17 @@ std::vector<BatchMember> default_batch_suite(const std::filesystem::path& real_d
 }
 
 Results run_batch_bench(std::span<const BatchMember> batches, const Config& config) {
-  Results res = start_results(config, "batch");
-  const auto timer = make_timer(res.run.device);
-  if (config.index64) {
-    batch_members<std::int64_t>(batches, config, *timer, res);
-  } else {
-    batch_members<std::int32_t>(batches, config, *timer, res);
-  }
-  summarize_batch(res);
-  return res;
+  return detail::run_measured(
+      config, "batch",
+      [&]<Index I>(I, Timer& timer, Results& res) {
+        batch_members<I>(batches, config, timer, res);
+      },
+      summarize_batch);
 }
 
 void summarize_batch(Results& res) {
   using nlohmann::json;
-  json out = json::object();
-  out["op"] = "batch";
-  json per_precision = json::array();
-  for (Precision p : res.config.precisions) {
+  detail::set_op_summary(res, "batch", [&](Precision p) {
     json entries = json::array();
     for (const MatrixInfo& info : res.matrices) {
       if (!info.error.empty()) continue;
@@ -422,11 +324,8 @@ void summarize_batch(Results& res) {
       e["speedup_over_strided"] = best && strided ? json(*strided->time_s / *best->time_s) : json();
       entries.push_back(std::move(e));
     }
-    per_precision.push_back(
-        {{"precision", std::string(to_string(p))}, {"entries", std::move(entries)}});
-  }
-  out["precisions"] = std::move(per_precision);
-  res.op_summary = std::move(out);
+    return json{{"precision", std::string(to_string(p))}, {"entries", std::move(entries)}};
+  });
 }
 
 }  // namespace spx::bench

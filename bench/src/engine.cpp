@@ -8,12 +8,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 
 #include <fmt/format.h>
 
 #include "bench.hpp"
 #include "device.hpp"
+#include "measure.hpp"
 #include "spx/core/error.hpp"
 #include "spx/ops.hpp"
 
@@ -25,76 +25,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-/// x: values uniform in ±[0.5, 1.5] (never zero, mixed signs), from the run's
-/// seed, so every matrix with n columns sees the same x.
-template <Value T>
-std::vector<T> random_x(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> mag(0.5, 1.5);
-  std::vector<T> x(static_cast<std::size_t>(n));
-  for (auto& v : x)
-    v = static_cast<T>((gen() & 1 ? 1.0 : -1.0) * mag(gen));
-  return x;
-}
-
-/// The reference product y = A·x in long double, sequentially per row, with
-/// each row's magnitude s_i = Σ_j |a_ij x_j| and the a-priori error bound of a
-/// dot product of length n_i summed in any order, (n_i + 4)·eps(T)·s_i (plus a
-/// denormal floor): every correct kernel meets it.
-struct Reference {
-  std::vector<double> y, scale, bound;
-};
-
-template <Value T, Index I>
-Reference reference_product(const Csr<T, I>& A, const std::vector<T>& x) {
-  const std::int64_t m = A.rows();
-  Reference ref{std::vector<double>(m), std::vector<double>(m), std::vector<double>(m)};
-  const I* ptr = A.row_ptr().data();
-  const I* col = A.col_idx().data();
-  const T* val = A.values().data();
-  const long double eps = std::numeric_limits<T>::epsilon();
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (std::int64_t r = 0; r < m; ++r) {
-    long double sum = 0, mag = 0;
-    for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
-      const long double p = static_cast<long double>(val[k]) * x[col[k]];
-      sum += p;
-      mag += std::fabs(p);
-    }
-    ref.y[r] = static_cast<double>(sum);
-    ref.scale[r] = static_cast<double>(mag);
-    ref.bound[r] = static_cast<double>((ptr[r + 1] - ptr[r] + 4) * eps * mag +
-                                       4 * std::numeric_limits<T>::min());
-  }
-  return ref;
-}
-
-struct CheckResult {
-  double max_rel = 0;  ///< inf when a value is not finite
-  double ratio = 0;
-};
-
-template <Value T>
-CheckResult compare(const std::vector<T>& y, const Reference& ref) {
-  const double inf = std::numeric_limits<double>::infinity();
-  const auto n = static_cast<std::int64_t>(y.size());
-  double max_rel = 0, ratio = 0;
-#pragma omp parallel for reduction(max : max_rel, ratio) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    // A non-finite y_i makes both infinite (a NaN difference would compare false).
-    const double d = std::isfinite(y[i]) ? std::fabs(static_cast<double>(y[i]) - ref.y[i]) : inf;
-    const double rel = ref.scale[i] > 0 ? d / ref.scale[i] : (d == 0 ? 0.0 : inf);
-    max_rel = std::max(max_rel, rel);
-    ratio = std::max(ratio, d / ref.bound[i]);
-  }
-  return {max_rel, ratio};
-}
-
-std::optional<double> finite_or_null(double v) {
-  if (std::isfinite(v)) return v;
-  return std::nullopt;
 }
 
 /// Conversion timed once, and repeated (median of up to 5) while the
@@ -126,29 +56,21 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
                     Results& results, bool through_dispatcher) {
   const Backend backend = config.backend;
   const Space space = space_of(backend);
-  const Precision precision = std::same_as<T, float> ? Precision::F32 : Precision::F64;
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz();
   const auto& registry = Registry<T, I>::instance();
-  const auto say = [&](const std::string& what) {
-    if (config.progress)
-      config.progress(fmt::format("{} {}: {}", info.name, to_string(precision), what), true);
-  };
+  const auto say = detail::progress_of<T>(config, info.name);
   const std::size_t first_record = results.records.size();
   std::optional<Csr<T, I>> device_A;  // uploaded once, for the device conversions
 
+  // x from the run's seed, so every matrix with n columns sees the same x.
   say("reference");
-  const std::vector<T> x = random_x<T>(n, results.run.seed);
-  const Reference expected = reference_product(A, x);
+  const std::vector<T> x = reference::random_values<T>(n, results.run.seed);
+  const reference::Product expected = reference::product(A, std::span<const T>(x));
   const Array<T> dx(x, space);
   Array<T> dy(static_cast<std::size_t>(m), space);
   const std::vector<T> poison(static_cast<std::size_t>(m), std::numeric_limits<T>::quiet_NaN());
   const ConvertOptions opts =
       convert_options_for(info.stats, sizeof(T), sizeof(I), config.block_size);
-  const int reps_wanted = config.effective_reps();
-  const int warmup = config.effective_warmup();
-  const double max_s = config.effective_max_seconds();
-  const double copy_bps = results.run.copy_gbs * 1e9;
-  const std::int64_t cache = results.run.device.cache_bytes;
 
   for (Format f : kAllFormats) {
     std::vector<const SpmvKernel<T, I>*> mine;
@@ -159,19 +81,7 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
 
     // Records start from what every kernel of this format shares.
     const auto base_record = [&](const SpmvKernel<T, I>& k) {
-      Record r;
-      r.matrix = info.name;
-      r.group = info.group;
-      r.precision = precision;
-      r.index64 = std::same_as<I, std::int64_t>;
-      r.backend = backend;
-      r.format = f;
-      r.algorithm = r.algorithm_ran = k.info.algorithm;
-      r.baseline = k.info.baseline;
-      r.deterministic = k.info.deterministic;
-      r.rows = m;
-      r.cols = n;
-      r.nnz = nnz;
+      Record r = detail::kernel_record<T, I>(BenchOp::Spmv, info, backend, f, k.info, m, n, nnz);
       r.convert_device_note =
           space == Space::Device ? "" : "no device-side conversion on this backend (host memory)";
       return r;
@@ -179,13 +89,10 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
     const auto skip_all = [&](Status status, const std::string& reason) {
       for (const auto* k : mine) {
         Record r = base_record(*k);
-        r.status = status;
-        r.reason = reason;
         if (space == Space::Device) r.convert_device_note = "not converted (see reason)";
-        results.records.push_back(std::move(r));
+        results.records.push_back(detail::not_measured(std::move(r), status, reason));
       }
     };
-
     // Convert on the host (CSR needs nothing), then place in the backend's space.
     say(fmt::format("converting to {}", to_string(f)));
     std::optional<Matrix<T, I>> converted;
@@ -265,63 +172,28 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
       r.auto_choice = !kernel.info.baseline && auto_algorithm == kernel.info.algorithm;
       say(fmt::format("{}/{} ({}/{})", to_string(f), to_string(kernel.info.algorithm), ki + 1,
                       mine.size()));
-      if (std::string why = kernel.can_run(M); !why.empty()) {
-        r.status = Status::Skipped;
-        r.reason = "cannot run: " + why;
-        results.records.push_back(std::move(r));
-        continue;
-      }
-      try {
-        const ExecContext ctx{timer.stream()};
-        // Check: y poisoned with NaN (beta = 0 must not read it).
-        spx::detail::copy_bytes(dy.data(), space, poison.data(), Space::Host, dy.bytes());
-        if (through_dispatcher) {
-          SpmvOptions so;
-          so.algorithm = kernel.info.algorithm;
-          so.stream = timer.stream();
-          const RunInfo ran = spx::detail::spmv<T, I>(T{1}, M, VectorView<const T>(dx), T{0},
-                                                      VectorView<T>(dy), so);
-          r.algorithm_ran = ran.algorithm;
-        } else {
+      const ExecContext ctx{timer.stream()};
+      std::vector<T> y_checked;
+      detail::KernelTrial trial;
+      trial.why_not = kernel.can_run(M);
+      detail::vector_output(trial, dy, poison, expected, y_checked);
+      trial.run_checked = [&] {
+        if (!through_dispatcher) {
           kernel.run(T{1}, M, dx.data(), T{0}, dy.data(), ctx);
+          return kernel.info.algorithm;
         }
-        timer.synchronize();
-        const std::vector<T> y_checked = dy.to_vector();
-        const CheckResult c = compare(y_checked, expected);
-        r.max_rel_error = finite_or_null(c.max_rel);
-        r.error_ratio = finite_or_null(c.ratio);
-        r.correct = std::isfinite(c.ratio) && c.ratio <= 1.0;
-
-        // Time: warm-up plus one probe run, then as many repetitions as the
-        // time budget allows (at least 5, at most --reps).
-        const auto product = [&] { kernel.run(T{1}, M, dx.data(), T{0}, dy.data(), ctx); };
-        const bool flush = backend == Backend::Cuda && moved < 4 * cache;
-        const double probe = timer.time(product, warmup, 1, flush).front();
-        int reps = reps_wanted;
-        if (probe * reps > max_s)
-          reps =
-              std::max(std::min(5, reps_wanted), static_cast<int>(max_s / std::max(probe, 1e-9)));
-        const std::vector<double> t = timer.time(product, 0, reps, flush);
-        const std::vector<T> y_after = dy.to_vector();
-        r.repeat_identical = (y_after.empty() || std::memcmp(y_after.data(), y_checked.data(),
-                                                             y_after.size() * sizeof(T)) == 0);
-        r.reps = reps;
-        r.cache_flushed = flush;
-        r.time_s = detail::median(t);
-        r.time_min_s = *std::min_element(t.begin(), t.end());
-        r.time_max_s = *std::max_element(t.begin(), t.end());
-        r.gflops = 2.0 * static_cast<double>(nnz) / *r.time_s * 1e-9;
-        r.gbs = static_cast<double>(moved) / *r.time_s * 1e-9;
-        if (copy_bps > 0) r.bw_fraction = static_cast<double>(moved) / *r.time_s / copy_bps;
-        if (!*r.correct)
-          r.reason =
-              fmt::format("result check failed: error {} times the bound (max relative error {})",
-                          c.ratio, c.max_rel);
-      } catch (const std::exception& e) {
-        r.status = Status::Error;
-        r.reason = e.what();
-      }
-      results.records.push_back(std::move(r));
+        SpmvOptions so;
+        so.algorithm = kernel.info.algorithm;
+        so.stream = timer.stream();
+        return spx::detail::spmv<T, I>(T{1}, M, VectorView<const T>(dx), T{0}, VectorView<T>(dy),
+                                       so)
+            .algorithm;
+      };
+      trial.product = [&] { kernel.run(T{1}, M, dx.data(), T{0}, dy.data(), ctx); };
+      trial.flops = 2.0 * static_cast<double>(nnz);
+      trial.bytes = static_cast<double>(moved);
+      trial.warmup_before_probe = true;
+      detail::measure_kernel(std::move(r), trial, config, timer, results.run, results.records);
     }
   }
 

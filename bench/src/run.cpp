@@ -2,7 +2,6 @@
 // precision, and the summaries the table and the headline are made of.
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <random>
@@ -11,7 +10,7 @@
 
 #include "baselines/baselines.hpp"
 #include "bench.hpp"
-#include "ops_common.hpp"
+#include "measure.hpp"
 #include "spx/core/error.hpp"
 
 namespace spx::bench {
@@ -58,8 +57,6 @@ std::string_view to_string(Status s) noexcept {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -91,14 +88,13 @@ void run_members(const Suite& suite, const Config& config, Timer& timer, Results
   const auto kernels_f32 = select_kernels<float, I>(config);
   detail::for_each_member<I>(
       suite, config, res, [&](const MatrixInfo& info, const Csr<double, I>& A, const Config& cfg) {
-        for (Precision p : config.precisions) {
-          if (p == Precision::F64) {
-            measure_matrix<double, I>(info, A, kernels_f64, cfg, timer, res, true);
+        detail::for_each_precision(config, A, [&]<Value T>(const Csr<T, I>& typed) {
+          if constexpr (std::same_as<T, double>) {
+            measure_matrix<T, I>(info, typed, kernels_f64, cfg, timer, res, true);
           } else {
-            const Csr<float, I> Af = cast<float, I>(A);
-            measure_matrix<float, I>(info, Af, kernels_f32, cfg, timer, res, true);
+            measure_matrix<T, I>(info, typed, kernels_f32, cfg, timer, res, true);
           }
-        }
+        });
       });
 }
 
@@ -136,16 +132,10 @@ Results start_results(const Config& config, const std::string& suite_name) {
 }
 
 Results run_bench(const Suite& suite, const Config& config) {
-  Results res = start_results(config, suite.name);
-  RunContext& run = res.run;
-  const auto timer = make_timer(run.device);
-  if (config.index64) {
-    run_members<std::int64_t>(suite, config, *timer, res);
-  } else {
-    run_members<std::int32_t>(suite, config, *timer, res);
-  }
-  summarize(res);
-  return res;
+  return detail::run_measured(
+      config, suite.name,
+      [&]<Index I>(I, Timer& timer, Results& res) { run_members<I>(suite, config, timer, res); },
+      summarize);
 }
 
 void summarize(Results& res) {

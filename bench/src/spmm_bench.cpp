@@ -16,7 +16,7 @@
 #include "baselines/baselines.hpp"
 #include "bench.hpp"
 #include "device.hpp"
-#include "ops_common.hpp"
+#include "measure.hpp"
 #include "spx/convert.hpp"
 #include "spx/core/error.hpp"
 #include "spx/ops.hpp"
@@ -46,7 +46,7 @@ std::vector<T> dense_values(std::int64_t count, std::uint64_t seed) {
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t c = 0; c < chunks; ++c) {
     const std::int64_t first = c * kChunk, len = std::min(kChunk, count - first);
-    const std::vector<T> part = detail::random_values<T>(
+    const std::vector<T> part = reference::random_values<T>(
         len, seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(c) + 1);
     std::copy(part.begin(), part.end(), out.begin() + first);
   }
@@ -77,45 +77,10 @@ std::vector<std::int64_t> checked_columns(std::int64_t n) {
   return out;
 }
 
-/// Long-double reference of the checked columns of A·B (B row-major k×n).
-template <Value T, Index I>
-detail::Reference spmm_reference(const Csr<T, I>& A, const std::vector<T>& B, std::int64_t n,
-                                 const std::vector<std::int64_t>& cols) {
-  const std::int64_t m = A.rows();
-  const auto nc = static_cast<std::int64_t>(cols.size());
-  detail::Reference ref;
-  ref.y.resize(static_cast<std::size_t>(m * nc));
-  ref.scale.resize(ref.y.size());
-  ref.bound.resize(ref.y.size());
-  const I* ptr = A.row_ptr().data();
-  const I* col = A.col_idx().data();
-  const T* val = A.values().data();
-  const long double eps = std::numeric_limits<T>::epsilon();
-#pragma omp parallel for schedule(dynamic, 256)
-  for (std::int64_t r = 0; r < m; ++r) {
-    for (std::int64_t c = 0; c < nc; ++c) {
-      const std::int64_t j = cols[static_cast<std::size_t>(c)];
-      long double sum = 0, mag = 0;
-      for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
-        const long double p =
-            static_cast<long double>(val[k]) * B[static_cast<std::size_t>(col[k] * n + j)];
-        sum += p;
-        mag += std::fabs(p);
-      }
-      const auto at = static_cast<std::size_t>(r * nc + c);
-      ref.y[at] = static_cast<double>(sum);
-      ref.scale[at] = static_cast<double>(mag);
-      ref.bound[at] = static_cast<double>((ptr[r + 1] - ptr[r] + 4) * eps * mag +
-                                          4 * std::numeric_limits<T>::min());
-    }
-  }
-  return ref;
-}
-
+/// The checked columns of C (row-major for the reference, in `cols` order).
 template <Value T>
-detail::CheckResult check_spmm(const std::vector<T>& C, std::int64_t m, std::int64_t n,
-                               Layout layout, const std::vector<std::int64_t>& cols,
-                               const detail::Reference& ref) {
+std::vector<T> checked_entries(const std::vector<T>& C, std::int64_t m, std::int64_t n,
+                               Layout layout, const std::vector<std::int64_t>& cols) {
   const auto nc = static_cast<std::int64_t>(cols.size());
   std::vector<T> picked(static_cast<std::size_t>(m * nc));
 #pragma omp parallel for schedule(static)
@@ -125,7 +90,7 @@ detail::CheckResult check_spmm(const std::vector<T>& C, std::int64_t m, std::int
       picked[static_cast<std::size_t>(r * nc + c)] =
           C[static_cast<std::size_t>(layout == Layout::RowMajor ? r * n + j : r + j * m)];
     }
-  return detail::compare(picked, ref);
+  return picked;
 }
 
 template <Value T, Index I>
@@ -133,13 +98,9 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
                   Results& results) {
   const Backend backend = config.backend;
   const Space space = space_of(backend);
-  const Precision precision = std::same_as<T, float> ? Precision::F32 : Precision::F64;
   const std::int64_t m = A.rows(), k = A.cols(), nnz = A.nnz();
   const auto& registry = Registry<T, I>::instance();
-  const auto say = [&](const std::string& what) {
-    if (config.progress)
-      config.progress(fmt::format("{} {}: {}", info.name, to_string(precision), what), true);
-  };
+  const auto say = detail::progress_of<T>(config, info.name);
   // Every format with SpMM kernels on the backend (CUDA: CSR), each converted
   // from A with the benchmark's options (BCSR block size per matrix).
   struct Candidate {
@@ -189,20 +150,8 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
     Format format = Format::Csr;
     std::int64_t format_bytes = 0;
     const auto base_record = [&](const SpmmKernel<T, I>& kernel) {
-      Record r;
-      r.op = BenchOp::Spmm;
-      r.matrix = info.name;
-      r.group = info.group;
-      r.precision = precision;
-      r.index64 = std::same_as<I, std::int64_t>;
-      r.backend = backend;
-      r.format = format;
-      r.algorithm = r.algorithm_ran = kernel.info.algorithm;
-      r.baseline = kernel.info.baseline;
-      r.deterministic = kernel.info.deterministic;
-      r.rows = m;
-      r.cols = k;
-      r.nnz = nnz;
+      Record r =
+          detail::kernel_record<T, I>(BenchOp::Spmm, info, backend, format, kernel.info, m, k, nnz);
       r.n_cols = n;
       r.format_bytes = format_bytes;
       r.bytes_per_nnz = static_cast<double>(format_bytes) / static_cast<double>(nnz);
@@ -214,7 +163,7 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
     std::vector<T> hB;
     std::optional<Array<T>> dB_row, dB_col;
     std::optional<Array<T>> dC;
-    detail::Reference ref;
+    reference::Product ref;
     const std::vector<std::int64_t> cols = checked_columns(n);
     const std::int64_t dense_bytes = (k + m) * n * static_cast<std::int64_t>(sizeof(T));
     const auto skip_all = [&](const std::string& reason) {
@@ -223,10 +172,8 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
           format = c.format;
           format_bytes =
               c.error.empty() ? static_cast<std::int64_t>(bytes_of<T, I>(matrix_of(c))) : 0;
-          Record r = base_record(*kernel);
-          r.status = Status::Skipped;
-          r.reason = reason;
-          results.records.push_back(std::move(r));
+          results.records.push_back(
+              detail::not_measured(base_record(*kernel), Status::Skipped, reason));
         }
     };
     if (dense_bytes > kDenseLimitBytes) {
@@ -237,7 +184,7 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
     }
     try {
       hB = dense_values<T>(k * n, results.run.seed ^ static_cast<std::uint64_t>(n));
-      ref = spmm_reference(A, hB, n, cols);
+      ref = reference::product(A, std::span<const T>(hB), n, std::span<const std::int64_t>(cols));
       dB_row.emplace(hB, space);
       dC.emplace(static_cast<std::size_t>(m * n), space);
     } catch (const std::exception& e) {
@@ -251,12 +198,9 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
       format = cand.format;
       if (!cand.error.empty()) {
         format_bytes = 0;
-        for (const auto* kernel : cand.kernels) {
-          Record r = base_record(*kernel);
-          r.status = Status::Skipped;
-          r.reason = "conversion failed: " + cand.error;
-          results.records.push_back(std::move(r));
-        }
+        for (const auto* kernel : cand.kernels)
+          results.records.push_back(detail::not_measured(base_record(*kernel), Status::Skipped,
+                                                         "conversion failed: " + cand.error));
         continue;
       }
       const MatrixRef<T, I> M = matrix_of(cand);
@@ -288,14 +232,12 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
           }
         }
         r.layout = std::string(layout_name(shape.b_layout));
-        if (!why.empty()) {
-          r.status = Status::Skipped;
-          r.reason = "cannot run: " + why;
-          results.records.push_back(std::move(r));
-          continue;
-        }
-        try {
-          const T* b_data = dB_row->data();
+        DenseView<const T> Bv{dB_row->data(), k, n, shape.ldb, shape.b_layout, space};
+        const DenseView<T> Cv{dC->data(), m, n, shape.ldc, shape.c_layout, space};
+        const ExecContext ctx{timer.stream()};
+        detail::KernelTrial trial;
+        trial.why_not = why;
+        trial.prepare = [&] {
           if (shape.b_layout == Layout::ColMajor) {
             if (!dB_col) {
               std::vector<T> t(hB.size());
@@ -304,38 +246,24 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
                   t[static_cast<std::size_t>(i + j * k)] = hB[static_cast<std::size_t>(i * n + j)];
               dB_col.emplace(t, space);
             }
-            b_data = dB_col->data();
+            Bv.data = dB_col->data();
           }
-          const DenseView<const T> Bv{b_data, k, n, shape.ldb, shape.b_layout, space};
-          const DenseView<T> Cv{dC->data(), m, n, shape.ldc, shape.c_layout, space};
-          const ExecContext ctx{timer.stream()};
           poison(dC->data(), space, dC->size());
+        };
+        trial.run_checked = [&] {
           SpmmOptions so;
           so.algorithm = kernel.info.algorithm;
           so.stream = timer.stream();
-          const RunInfo ran = spx::detail::spmm<T, I>(T{1}, M, Bv, T{0}, Cv, so);
-          r.algorithm_ran = ran.algorithm;
-          timer.synchronize();
-          const detail::CheckResult c =
-              check_spmm(dC->to_vector(), m, n, shape.c_layout, cols, ref);
-          r.max_rel_error = detail::finite_or_null(c.max_rel);
-          r.error_ratio = detail::finite_or_null(c.ratio);
-          r.correct = std::isfinite(c.ratio) && c.ratio <= 1.0;
-          const auto product = [&] { kernel.run(T{1}, M, Bv, T{0}, Cv, ctx); };
-          const bool flush =
-              backend == Backend::Cuda && work.bytes < 4 * results.run.device.cache_bytes;
-          const std::vector<double> t = detail::time_budgeted(timer, product, config, flush);
-          detail::fill_timing(r, t, flush, static_cast<double>(work.flops),
-                              static_cast<double>(work.bytes), results.run.copy_gbs);
-          if (!*r.correct)
-            r.reason =
-                fmt::format("result check failed: error {} times the bound (max relative error {})",
-                            c.ratio, c.max_rel);
-        } catch (const std::exception& e) {
-          r.status = Status::Error;
-          r.reason = e.what();
-        }
-        results.records.push_back(std::move(r));
+          return spx::detail::spmm<T, I>(T{1}, M, Bv, T{0}, Cv, so).algorithm;
+        };
+        trial.check = [&] {
+          return reference::deviation<T>(
+              checked_entries(dC->to_vector(), m, n, shape.c_layout, cols), ref);
+        };
+        trial.product = [&] { kernel.run(T{1}, M, Bv, T{0}, Cv, ctx); };
+        trial.flops = static_cast<double>(work.flops);
+        trial.bytes = static_cast<double>(work.bytes);
+        detail::measure_kernel(std::move(r), trial, config, timer, results.run, results.records);
       }
     }
   }
@@ -345,14 +273,9 @@ template <Index I>
 void spmm_members(const Suite& suite, const Config& config, Timer& timer, Results& res) {
   detail::for_each_member<I>(
       suite, config, res, [&](const MatrixInfo& info, const Csr<double, I>& A, const Config& cfg) {
-        for (Precision p : config.precisions) {
-          if (p == Precision::F64) {
-            measure_spmm<double, I>(info, A, cfg, timer, res);
-          } else {
-            const Csr<float, I> Af = cast<float, I>(A);
-            measure_spmm<float, I>(info, Af, cfg, timer, res);
-          }
-        }
+        detail::for_each_precision(config, A, [&]<Value T>(const Csr<T, I>& typed) {
+          measure_spmm<T, I>(info, typed, cfg, timer, res);
+        });
       });
 }
 
@@ -499,23 +422,15 @@ Results run_spmm_bench(const Suite& suite, const Config& config) {
   for (const std::int64_t n : config.effective_cols())
     if (n < 1 || n > 65536)
       throw InvalidInput(fmt::format("--cols: {} is not a width in 1..65536", n));
-  Results res = start_results(config, suite.name);
-  const auto timer = make_timer(res.run.device);
-  if (config.index64) {
-    spmm_members<std::int64_t>(suite, config, *timer, res);
-  } else {
-    spmm_members<std::int32_t>(suite, config, *timer, res);
-  }
-  summarize_spmm(res);
-  return res;
+  return detail::run_measured(
+      config, suite.name,
+      [&]<Index I>(I, Timer& timer, Results& res) { spmm_members<I>(suite, config, timer, res); },
+      summarize_spmm);
 }
 
 void summarize_spmm(Results& res) {
   using nlohmann::json;
-  json out = json::object();
-  out["op"] = "spmm";
-  json per_precision = json::array();
-  for (Precision p : res.config.precisions) {
+  detail::set_op_summary(res, "spmm", [&](Precision p) {
     json entries = json::array();
     double log_sum = 0;
     int speedups = 0, rule_total = 0, rule_right = 0;
@@ -616,10 +531,8 @@ void summarize_spmm(Results& res) {
     h["gemm_by_n"] = std::move(gemm_json);
     h["gemm"] = gemm_all.empty() ? json() : gemm_entry(gemm_all);
     h["entries"] = std::move(entries);
-    per_precision.push_back(std::move(h));
-  }
-  out["precisions"] = std::move(per_precision);
-  res.op_summary = std::move(out);
+    return h;
+  });
 }
 
 }  // namespace spx::bench

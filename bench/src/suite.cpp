@@ -55,47 +55,24 @@ namespace {
 
 // ---- generator specs, one per structural class -----------------------------
 
-GenSpec spec(Generator kind) {
-  GenSpec s;
-  s.kind = kind;
-  s.seed = 1;
-  return s;
-}
+// Seed 1; the parameters a kind does not use keep GenSpec's defaults.
 GenSpec stencil2d(std::int64_t n, int points) {
-  GenSpec s = spec(Generator::Stencil2d);
-  s.n = n;
-  s.points = points;
-  return s;
+  return {.kind = Generator::Stencil2d, .n = n, .points = points};
 }
 GenSpec stencil3d(std::int64_t n, int points) {
-  GenSpec s = spec(Generator::Stencil3d);
-  s.n = n;
-  s.points = points;
-  return s;
+  return {.kind = Generator::Stencil3d, .n = n, .points = points};
 }
 GenSpec fem(std::int64_t n, int block) {
-  GenSpec s = spec(Generator::Fem);
-  s.n = n;
-  s.block = block;
-  return s;
+  return {.kind = Generator::Fem, .n = n, .block = block};
 }
 GenSpec banded(std::int64_t n, int bands) {
-  GenSpec s = spec(Generator::Banded);
-  s.n = n;
-  s.bands = bands;
-  return s;
+  return {.kind = Generator::Banded, .n = n, .bands = bands};
 }
 GenSpec rows_degree(Generator kind, std::int64_t n, double degree) {
-  GenSpec s = spec(kind);
-  s.n = n;
-  s.degree = degree;
-  return s;
+  return {.kind = kind, .n = n, .degree = degree};
 }
 GenSpec rmat(int scale, double degree) {
-  GenSpec s = spec(Generator::Rmat);
-  s.scale = scale;
-  s.degree = degree;
-  return s;
+  return {.kind = Generator::Rmat, .degree = degree, .scale = scale};
 }
 
 bool is_regular(Generator g) {
