@@ -112,8 +112,10 @@ Results crossover_results(const std::vector<std::int64_t>& widths, GemmTime gemm
     for (const std::int64_t n : widths) {
       res.records.push_back(spmm_record(info.name, n, Algorithm::RowSplit, false, d));
       res.records.push_back(spmm_record(info.name, n, Algorithm::MergeBased, false, 1.5 * d));
-      res.records.push_back(spmm_record(info.name, n, spx::baselines::CusparseSpmmAlg2, true, 2 * d));
-      res.records.push_back(spmm_record(info.name, n, spx::baselines::CublasGemm, true, gemm_s(n, d)));
+      res.records.push_back(
+          spmm_record(info.name, n, spx::baselines::CusparseSpmmAlg2, true, 2 * d));
+      res.records.push_back(
+          spmm_record(info.name, n, spx::baselines::CublasGemm, true, gemm_s(n, d)));
     }
     // A refused GEMM record is no measurement.
     Record refused = spmm_record(info.name, widths.front(), spx::baselines::CublasGemm, true, 0);
@@ -219,7 +221,8 @@ TEST(BenchDensity, CrossoverWithAStrayPoint) {
 
 TEST(BenchDensity, NoGemmMeansNoCrossover) {
   Results res = crossover_results({8}, [](std::int64_t, double) { return 1.0; });
-  std::erase_if(res.records, [](const Record& r) { return r.algorithm == spx::baselines::CublasGemm; });
+  std::erase_if(res.records,
+                [](const Record& r) { return r.algorithm == spx::baselines::CublasGemm; });
   bench::summarize_spmm(res);
   const auto& p = res.op_summary["precisions"][0];
   EXPECT_TRUE(p["gemm"].is_null());

@@ -285,7 +285,7 @@ TYPED_TEST(BlockedFormats, DiaConstructorNamesTheProblem) {
     auto v = values();
     v[0] = T{1};  // row 0 of offset −4 is column −4
     EXPECT_CONTAINS(bad({-4, -2, 0, 1}, std::move(v)),
-                       "values[0] = 1 (row 0, offset -4) lies outside");
+                    "values[0] = 1 (row 0, offset -4) lies outside");
   }
   EXPECT_CONTAINS(bad({-4, -2, 0, 1}, values(), {Array<I>{1}, Array<I>{4}}),
                   "explicit zero 0 at (1, 4) is not a stored position");
@@ -316,18 +316,18 @@ TYPED_TEST(BlockedFormats, HdiConstructorNamesTheProblem) {
   };
   EXPECT_CONTAINS(bad(0, ptr.clone(), off.clone(), values()), "hack_size = 0");
   EXPECT_CONTAINS(bad(2, Array<I>{0, 2, 7}, off.clone(), values()),
-                     "hack_ptr has 3 entries, expected hacks + 1 = ceil(5 / 2) + 1 = 4");
+                  "hack_ptr has 3 entries, expected hacks + 1 = ceil(5 / 2) + 1 = 4");
   EXPECT_CONTAINS(bad(2, Array<I>{1, 2, 5, 7}, off.clone(), values()), "hack_ptr[0] = 1");
   EXPECT_CONTAINS(bad(2, Array<I>{0, 5, 2, 7}, off.clone(), values()),
-                     "hack_ptr decreases at hack 1");
+                  "hack_ptr decreases at hack 1");
   EXPECT_CONTAINS(bad(2, Array<I>{0, 2, 5, 6}, off.clone(), values()),
-                     "hack_ptr[3] = 6 but offsets has 7 entries");
+                  "hack_ptr[3] = 6 but offsets has 7 entries");
   EXPECT_CONTAINS(bad(2, ptr.clone(), Array<I>{0, 1, 0, -2, 1, -4, 0}, values()),
-                     "offsets not strictly increasing in hack 1");
+                  "offsets not strictly increasing in hack 1");
   EXPECT_CONTAINS(bad(2, ptr.clone(), Array<I>{0, 1, -2, 0, 1, -5, 0}, values()),
-                     "offsets[5] = -5 in hack 2 is out of range");
+                  "offsets[5] = -5 in hack 2 is out of range");
   EXPECT_CONTAINS(bad(2, ptr.clone(), off.clone(), Array<T>(13)),
-                     "values has 13 entries, expected hack_size x diagonals");
+                  "values has 13 entries, expected hack_size x diagonals");
   // Hack 2 is row 4 alone; its offset 1 would reach column 5.
   EXPECT_CONTAINS(bad(2, ptr.clone(), Array<I>{0, 1, -2, 0, 1, 0, 1},
                       Array<T>{1, 3, 2, 4, 5, 0, 6, 8, 7, 9, 11, 4}),
@@ -423,12 +423,12 @@ TYPED_TEST(BlockedFormats, BadOptionsAreInvalidInput) {
   ConvertOptions o;
   o.block_size = 0;
   EXPECT_CONTAINS(message_of<InvalidInput>([&] { to_bcsr(A, o); }),
-                     "BCSR: block_size = 0 is out of range [1, 32]");
+                  "BCSR: block_size = 0 is out of range [1, 32]");
   o.block_size = 33;
   EXPECT_THROW(to_bcsr(A, o), InvalidInput);
   o.hack_size = 0;
   EXPECT_CONTAINS(message_of<InvalidInput>([&] { to_hdi(A, o); }),
-                     "hack_size = 0 must be at least 1");
+                  "hack_size = 0 must be at least 1");
 }
 
 TYPED_TEST(BlockedFormats, BlockLargerThanTheMatrix) {

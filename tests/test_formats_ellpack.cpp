@@ -564,7 +564,8 @@ TYPED_TEST(EllpackFormats, HllValidatesItsArrays) {
        "hack's 3 rows"});
   expect_error([&] { make(1, h.hack_ptr().clone(), h.col_idx().clone()); },
                {"hack_ptr has 3 entries, expected ceil(rows / H) + 1 = ceil(4 / 1) + 1 = 5"});
-  expect_error([&] { make(0, h.hack_ptr().clone(), h.col_idx().clone()); }, {"hack_size = 0 must be at least 1"});
+  expect_error([&] { make(0, h.hack_ptr().clone(), h.col_idx().clone()); },
+               {"hack_size = 0 must be at least 1"});
   expect_error([&] { make(3, h.hack_ptr().clone(), with(h.col_idx(), 13, I{0})); },
                {"not strictly increasing in row 3"});
 }

@@ -169,7 +169,11 @@ void compare_products(const std::string& name, const M& owned, const M& view, co
       [&](const M& m, Algorithm algorithm, T alpha, T beta, Array<T>& y) {
         spmv(alpha, m, dx, beta, y, SpmvOptions{algorithm});
       },
-      y0, [&](T alpha, T beta) { return expected_spmv<T, I>(alpha, A, std::span<const T>(x), beta, std::span<const T>(y0)); }, seed, ran);
+      y0,
+      [&](T alpha, T beta) {
+        return expected_spmv<T, I>(alpha, A, std::span<const T>(x), beta, std::span<const T>(y0));
+      },
+      seed, ran);
 
   constexpr std::int64_t n = 3;
   const auto B = random_values<T>(A.cols() * n, seed + 2);
@@ -185,7 +189,9 @@ void compare_products(const std::string& name, const M& owned, const M& view, co
              DenseView<T>{C.data(), A.rows(), n, n, Layout::RowMajor, space},
              SpmmOptions{algorithm});
       },
-      C0, [&](T alpha, T beta) { return expected<T>(product, alpha, beta, std::span<const T>(C0)); }, seed, ran);
+      C0,
+      [&](T alpha, T beta) { return expected<T>(product, alpha, beta, std::span<const T>(C0)); },
+      seed, ran);
 }
 
 /// `A`'s entries in a random order (an unsorted COO).
@@ -484,7 +490,10 @@ TYPED_TEST(Views, ValuesChangedInPlaceAreSeenAndTheStructureCacheStaysValid) {
     std::vector<T> y(A.rows());
     for (int round = 0; round < 3; ++round) {
       spmv(T{1}, view, x, T{0}, y);  // the first call fills the structure cache
-      expect_matches(y, expected_spmv<T, I>(T{1}, c.owned(), std::span<const T>(x), T{0}, std::span<const T>(y)), name);
+      expect_matches(
+          y,
+          expected_spmv<T, I>(T{1}, c.owned(), std::span<const T>(x), T{0}, std::span<const T>(y)),
+          name);
       for (T& v : c.v)  // by the caller, in its own array
         v = -2 * v;
       for (T& v : view.values())  // through the matrix, into the caller's array

@@ -9,8 +9,8 @@
 #include <Eigen/SparseCore>
 
 #include "baselines/baselines.hpp"
-#include "spx/registry.hpp"
 #include "core/instantiate.hpp"
+#include "spx/registry.hpp"
 
 namespace spx::detail {
 

@@ -43,11 +43,15 @@ struct BackendModule {
   template <Value T, Index I>
   Registrar<T, I> registrar() const noexcept {
     if constexpr (std::is_same_v<T, float>) {
-      if constexpr (std::is_same_v<I, std::int32_t>) return register_f32_i32;
-      else return register_f32_i64;
+      if constexpr (std::is_same_v<I, std::int32_t>)
+        return register_f32_i32;
+      else
+        return register_f32_i64;
     } else {
-      if constexpr (std::is_same_v<I, std::int32_t>) return register_f64_i32;
-      else return register_f64_i64;
+      if constexpr (std::is_same_v<I, std::int32_t>)
+        return register_f64_i32;
+      else
+        return register_f64_i64;
     }
   }
 };

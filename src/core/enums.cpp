@@ -111,15 +111,16 @@ void name_external_algorithm(Algorithm a, std::string_view name) {
                                    static_cast<int>(a)));
   for (const auto& [value, n] : kAlgorithmNames)
     if (iequal(n, name))
-      throw InvalidInput(fmt::format("name_external_algorithm: '{}' is a built-in algorithm", name));
+      throw InvalidInput(
+          fmt::format("name_external_algorithm: '{}' is a built-in algorithm", name));
   ExternalNames& t = external_names();
   std::lock_guard lock(t.mutex);
   for (const auto& [value, n] : t.names) {
     if (value == a && n == name) return;
     if (value == a || iequal(n, name))
-      throw InvalidInput(fmt::format(
-          "name_external_algorithm: '{}' (value {}) clashes with '{}' (value {})", name,
-          static_cast<int>(a), n, static_cast<int>(value)));
+      throw InvalidInput(
+          fmt::format("name_external_algorithm: '{}' (value {}) clashes with '{}' (value {})", name,
+                      static_cast<int>(a), n, static_cast<int>(value)));
   }
   t.names.emplace_back(a, std::string(name));
 }

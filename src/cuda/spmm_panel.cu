@@ -484,9 +484,8 @@ void spmm_csr_row_panel_with(T alpha, const Csr<T, I>& A, DenseView<const T> B, 
   require_panel_rows(R);
   if (A.rows() == 0 || B.cols == 0) return;
   const std::int64_t n = B.cols;
-  with_constant<8, 2, 4>(R, [&]<int Rc>() {
-    launch_row_panel<Rc>(alpha, A, strided(B), beta, strided(C), n, ctx);
-  });
+  with_constant<8, 2, 4>(
+      R, [&]<int Rc>() { launch_row_panel<Rc>(alpha, A, strided(B), beta, strided(C), n, ctx); });
 }
 
 template <Value T, Index I>

@@ -54,10 +54,8 @@ class StructureCache {
   }
   /// The entry of a type without parameters (E::Key = NoKey).
   template <CacheEntry E, class F>
-    requires std::same_as<typename E::Key, NoKey>
-  const E& get(F&& make) {
-    return get<E>(NoKey{}, std::forward<F>(make));
-  }
+  requires std::same_as<typename E::Key, NoKey>
+  const E& get(F&& make) { return get<E>(NoKey{}, std::forward<F>(make)); }
   void clear() {
     std::lock_guard lock(mutex_);
     items_.clear();

@@ -42,7 +42,8 @@ class Bcsr : public detail::FormatBase<I> {
        ExplicitZeros<I> zeros = {}, Check check = Check::Full);
   /// Arrays the caller assembled itself (SpX's device conversions), with the
   /// counts it knows: no validation, and the arrays are not read.
-  Bcsr(I rows, I cols, int block_size, Array<I> block_ptr, Array<I> block_col, Array<T> values, ExplicitZeros<I> zeros, Known known);
+  Bcsr(I rows, I cols, int block_size, Array<I> block_ptr, Array<I> block_col, Array<T> values,
+       ExplicitZeros<I> zeros, Known known);
 
   /// True entries: the nonzero values plus the explicit zeros (not padding).
   std::int64_t nnz() const noexcept { return nnz_; }

@@ -44,7 +44,8 @@ class Hdi : public detail::FormatBase<I> {
       ExplicitZeros<I> zeros = {}, Check check = Check::Full);
   /// Arrays the caller assembled itself (SpX's device conversions), with the
   /// counts it knows: no validation, and the arrays are not read.
-  Hdi(I rows, I cols, I hack_size, Array<I> hack_ptr, Array<I> offsets, Array<T> values, ExplicitZeros<I> zeros, Known known);
+  Hdi(I rows, I cols, I hack_size, Array<I> hack_ptr, Array<I> offsets, Array<T> values,
+      ExplicitZeros<I> zeros, Known known);
 
   /// True entries: the nonzero values plus the explicit zeros (not padding).
   std::int64_t nnz() const noexcept { return nnz_; }

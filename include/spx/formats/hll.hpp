@@ -34,7 +34,8 @@ class Hll : public detail::FormatBase<I> {
       Array<I> row_len, Check check = Check::Full);
   /// Arrays the caller assembled itself (SpX's device conversions), with the
   /// counts it knows: no validation, and the arrays are not read.
-  Hll(I rows, I cols, int hack_size, Array<I> hack_ptr, Array<I> col_idx, Array<T> values, Array<I> row_len, Known known);
+  Hll(I rows, I cols, int hack_size, Array<I> hack_ptr, Array<I> col_idx, Array<T> values,
+      Array<I> row_len, Known known);
 
   /// True entries (padding excluded).
   std::int64_t nnz() const noexcept { return nnz_; }

@@ -44,7 +44,9 @@ class Sell : public detail::FormatBase<I> {
        Check check = Check::Full);
   /// Arrays the caller assembled itself (SpX's device conversions), with the
   /// counts it knows: no validation, and the arrays are not read.
-  Sell(I rows, I cols, int slice_size, int sigma, int threads_per_row, Array<I> slice_ptr, Array<I> slice_width, Array<I> col_idx, Array<T> values, Array<I> row_len, Array<I> perm, Known known);
+  Sell(I rows, I cols, int slice_size, int sigma, int threads_per_row, Array<I> slice_ptr,
+       Array<I> slice_width, Array<I> col_idx, Array<T> values, Array<I> row_len, Array<I> perm,
+       Known known);
 
   /// True entries (padding excluded).
   std::int64_t nnz() const noexcept { return nnz_; }
