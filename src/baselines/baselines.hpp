@@ -23,6 +23,8 @@ inline constexpr Algorithm CusparseSpmmAlg2 = external_algorithm(9);
 inline constexpr Algorithm CusparseSpmmAlg3 = external_algorithm(10);
 inline constexpr Algorithm CublasGemm = external_algorithm(11);
 inline constexpr Algorithm CusparseLoop = external_algorithm(12);  ///< batched: one call per matrix
+inline constexpr Algorithm CusparseCsc =
+    external_algorithm(13);  ///< CSC, CUSPARSE_SPMV_ALG_DEFAULT
 
 /// Names the algorithms above and adds every baseline of this build to the
 /// registries of the four (value, index) pairs. Idempotent and thread-safe;
@@ -34,7 +36,7 @@ void install();
 // ---- per-family registration (src/baselines/*.cpp) ----
 namespace spx::baselines {
 template <Value T, Index I>
-void register_cusparse(Registry<T, I>& registry);  // CSR, COO (cusparse.cpp)
+void register_cusparse(Registry<T, I>& registry);  // CSR, COO, CSC (cusparse.cpp)
 template <Value T, Index I>
 void register_cusparse_sell(Registry<T, I>& registry);  // SELL (cusparse_sell.cpp)
 template <Value T, Index I>

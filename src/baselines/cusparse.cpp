@@ -23,7 +23,7 @@
 namespace spx::baselines {
 namespace {
 
-/// y = alpha*A*x + beta*y for a CSR or COO A; CSR algorithms also run
+/// y = alpha*A*x + beta*y for a CSR, COO or CSC A; CSR algorithms also run
 /// cusparseSpMV_preprocess once.
 template <class M, Value T>
 void spmv(cusparseSpMVAlg_t alg, std::string_view name, T alpha, const M& A, const T* x, T beta,
@@ -39,6 +39,12 @@ void spmv(cusparseSpMVAlg_t alg, std::string_view name, T alpha, const M& A, con
                                      A.col_idx().data(), A.values().data(), kIndex, kIndex,
                                      CUSPARSE_INDEX_BASE_ZERO, cuda_value_type<T>()),
               "cusparseCreateConstCsr", name);
+        } else if constexpr (M::kFormat == Format::Csc) {
+          check_cusparse(
+              cusparseCreateConstCsc(p.mat.out(), A.rows(), A.cols(), A.nnz(), A.col_ptr().data(),
+                                     A.row_idx().data(), A.values().data(), kIndex, kIndex,
+                                     CUSPARSE_INDEX_BASE_ZERO, cuda_value_type<T>()),
+              "cusparseCreateConstCsc", name);
         } else {
           check_cusparse(
               cusparseCreateConstCoo(p.mat.out(), A.rows(), A.cols(), A.nnz(), A.row_idx().data(),
@@ -55,6 +61,7 @@ template <Value T, Index I>
 void register_cusparse(Registry<T, I>& reg) {
   using CsrM = Csr<T, I>;
   using CooM = Coo<T, I>;
+  using CscM = Csc<T, I>;
   const auto run = [](cusparseSpMVAlg_t alg, std::string_view name) {
     return [alg, name](T alpha, const auto& A, const T* x, T beta, T* y, const ExecContext& ctx) {
       spmv(alg, name, alpha, A, x, beta, y, ctx);
@@ -76,6 +83,10 @@ void register_cusparse(Registry<T, I>& reg) {
   reg.template add_spmv<CooM>(
       cuda_baseline(Op::Spmv, Format::Coo, baselines::CusparseCooAlg2, true), sorted,
       run(CUSPARSE_SPMV_COO_ALG2, "COO, CUSPARSE_SPMV_COO_ALG2"));
+  // CSC: cuSPARSE's default algorithm (the CSR ones take CSR only).
+  reg.template add_spmv<CscM>(cuda_baseline(Op::Spmv, Format::Csc, baselines::CusparseCsc, false),
+                              always<CscM>,
+                              run(CUSPARSE_SPMV_ALG_DEFAULT, "CSC, CUSPARSE_SPMV_ALG_DEFAULT"));
 }
 
 #define SPX_INST(T, I) template void register_cusparse(Registry<T, I>&);

@@ -38,6 +38,7 @@ void install() {
     name_external_algorithm(CusparseSpmmAlg3, "cusparse_spmm_alg3");
     name_external_algorithm(CublasGemm, "cublas_gemm");
     name_external_algorithm(CusparseLoop, "cusparse_loop");
+    name_external_algorithm(CusparseCsc, "cusparse_csc");
 #define SPX_INST(T, I) Registry<T, I>::extend(add_all<T, I>);
     SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST

@@ -31,7 +31,7 @@ constexpr NameTable<Format, 11> kFormatNames{{
     {Format::Bcsr, "bcsr"},
 }};
 
-constexpr NameTable<Algorithm, 27> kAlgorithmNames{{
+constexpr NameTable<Algorithm, 29> kAlgorithmNames{{
     {Algorithm::Auto, "auto"},
     {Algorithm::CpuMerge, "cpu_merge"},
     {Algorithm::CpuRows, "cpu_rows"},
@@ -59,6 +59,8 @@ constexpr NameTable<Algorithm, 27> kAlgorithmNames{{
     {Algorithm::RowSplit, "row_split"},
     {Algorithm::MergeBased, "merge_based"},
     {Algorithm::RowPanel, "row_panel"},
+    {Algorithm::ColumnScatter, "column_scatter"},
+    {Algorithm::Transposed, "transposed"},
 }};
 
 constexpr NameTable<Op, 3> kOpNames{{

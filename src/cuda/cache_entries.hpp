@@ -53,6 +53,35 @@ struct MergePlan {
   Array<I> coords;  ///< 2 * (blocks + 1) entries, device
 };
 
+// ---- CSC SpMV and SpMM (csc.cu) ----------------------------------------------
+
+/// The transposition of a compressed pattern: for a CSC, its rows (CSR
+/// order). Entry p of inner slice s (p in [ptr[s], ptr[s + 1])) is the source
+/// entry perm[p], of outer index idx[p]; idx increases within each slice. No
+/// values: the product reads them through perm, so the entry stays valid when
+/// the values change in place. No parameters.
+template <Index I>
+struct TransposedPattern {
+  using Key = detail::NoKey;
+  Array<I> ptr;   ///< inner + 1 offsets, device
+  Array<I> idx;   ///< nnz outer indices, device
+  Array<I> perm;  ///< nnz source positions, device
+};
+
+/// Equal nonzeros per warp over a compressed pattern's slices: the slice
+/// holding the first nonzero of every warp's chunk. `S` says which slices
+/// (the columns of a CSC for column scatter, the rows of its transposition),
+/// so the two never meet in one cache. Key: nonzeros per warp (the chunk,
+/// from the GPU's resident warps).
+enum class Slices { Columns, TransposedRows };
+template <Index I, Slices S>
+struct ChunkStarts {
+  using Key = std::int64_t;
+  std::int64_t chunk = 0;  ///< nonzeros per warp, a multiple of 32
+  std::int64_t warps = 0;
+  Array<I> first;  ///< warps entries, device
+};
+
 // ---- CSR SpMM (spmm_csr.cu, spmm_panel.cu) ------------------------------------
 
 /// Merge-based SpMM: the first row of every unit and the rows with carry-out

@@ -26,6 +26,7 @@
 #include "core/padded.hpp"
 #include "core/padded_size.hpp"
 #include "cuda/check.hpp"
+#include "cuda/csc.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/register.hpp"
 #include "spx/convert.hpp"
@@ -543,6 +544,20 @@ Coo<T, I> device_to_coo(const Csr<T, I>& A) {
                    Known{.nnz = 0, .sorted = true});
 }
 
+/// CSC: the transposition of the pattern (a stable sort of the entries by
+/// column, so rows increase within each column, as on the host), the values
+/// gathered through its permutation.
+template <Value T, Index I>
+Csc<T, I> device_to_csc(const Csr<T, I>& A) {
+  cuda::TransposedPattern<I> t = cuda::transpose_pattern<I>(
+      A.rows(), A.cols(), A.row_ptr().data(), A.col_idx().data(), A.nnz(), cudaStreamLegacy);
+  Array<T> val = device_array<T>(A.nnz());
+  cuda::gather(A.values().data(), t.perm.data(), A.nnz(), val.data(), cudaStreamLegacy);
+  finish();
+  return Csc<T, I>(A.rows(), A.cols(), std::move(t.ptr), std::move(t.idx), std::move(val),
+                   Check::Trusted);
+}
+
 }  // namespace
 
 template <Value T, Index I>
@@ -558,6 +573,8 @@ void register_cuda_conversions(Registry<T, I>& reg) {
   reg.template add_conversion<Bcsr<T, I>>(kCuda, device_to_bcsr<T, I>);
   reg.template add_conversion<Coo<T, I>>(
       kCuda, [](const Csr<T, I>& A, const ConvertOptions&) { return device_to_coo(A); });
+  reg.template add_conversion<Csc<T, I>>(
+      kCuda, [](const Csr<T, I>& A, const ConvertOptions&) { return device_to_csc(A); });
 }
 
 #define SPX_INST(T, I) template void register_cuda_conversions(Registry<T, I>&);

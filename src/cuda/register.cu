@@ -4,12 +4,14 @@
 // benchmark JSON): every CSR kernel is bitwise reproducible run to run
 // (scalar, vector and adaptive reduce in a fixed order; balanced and merge
 // path fix up carry-outs in a fixed order, without atomics). The COO kernel is
-// not: it adds run sums with atomics. Among the baselines, cuSPARSE ALG2 (CSR
-// and COO) is documented as reproducible, ALG1 is not.
+// not: it adds run sums with atomics. CSC: column scatter adds with atomics
+// (not deterministic); the transposed kernel sums each row in a fixed order. Among the baselines,
+// cuSPARSE ALG2 (CSR and COO) is documented as reproducible, ALG1 is not.
 #include "cuda/register.hpp"
 
 #include "core/instantiate.hpp"
 #include "cuda/batch_kernels.hpp"
+#include "cuda/csc.hpp"
 #include "cuda/kernels.hpp"
 
 namespace spx::detail {
@@ -24,6 +26,12 @@ void register_cuda_kernels(Registry<T, I>& reg) {
                           {Algorithm::Balanced, cuda::spmv_csr_balanced<T, I>},
                           {Algorithm::MergePath, cuda::spmv_csr_merge<T, I>}});
   add_only_spmv(reg, Algorithm::Segmented, false, cuda::spmv_coo_segmented<T, I>);
+  using CscM = Csc<T, I>;
+  reg.template add_spmv<CscM>(cuda_kernel(Algorithm::ColumnScatter, false), always<CscM>,
+                              cuda::spmv_csc_scatter<T, I>);
+  reg.template add_spmv<CscM>(cuda_kernel(Algorithm::Transposed), always<CscM>,
+                              cuda::spmv_csc_transposed<T, I>);
+  reg.template set_spmv_auto<CscM>(Backend::Cuda, cuda::choose_csc<T, I>);
 
   register_cuda_ellpack_kernels(reg);  // ELL, SELL, HLL, JAD, HYB (src/cuda/register_ellpack.cu)
 

@@ -3,6 +3,7 @@
 
 #include "core/convert_ellpack.hpp"
 #include "core/instantiate.hpp"
+#include "cuda/csc.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/register.hpp"
 #include "cuda/spmm.hpp"
@@ -42,6 +43,12 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
       return Algorithm::RowPanel;
     return cuda::choose_spmm(mean_row, max_row, shape.n);
   });
+
+  using CscM = Csc<T, I>;
+  reg.template add_spmm<CscM>(cuda_kernel(Algorithm::Transposed), cuda::spmm_csc_can_run<T, I>,
+                              cuda::spmm_csc_transposed<T, I>);
+  reg.template set_spmm_auto<CscM>(
+      Backend::Cuda, [](const CscM&, const SpmmShape&) { return Algorithm::Transposed; });
 }
 
 #define SPX_INST(T, I) template void register_cuda_spmm_kernels(Registry<T, I>&);

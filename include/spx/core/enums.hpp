@@ -72,6 +72,10 @@ enum class Algorithm : std::uint8_t {
   RowSplit,
   MergeBased,
   RowPanel,  ///< CSR, n > 16: a warp per panel of R rows over the union of their columns
+
+  // ---- GPU CSC ----
+  ColumnScatter,  ///< lanes per column scatter its products into y with atomics
+  Transposed,     ///< rows gathered through a cached transposition of the pattern (deterministic)
 };
 
 /// Algorithm values from kFirstExternalAlgorithm up are not SpX's: they name
