@@ -21,12 +21,12 @@
 namespace spx {
 namespace {
 
-/// Whether a map of `entries` slots (of any width up to 8 bytes) per thread,
-/// `threads` of them, costs no more than 8 bytes per nonzero and row
-/// (plus 64 Ki slots), so that statistics stay proportional to the matrix.
-bool map_fits(std::int64_t entries, int threads, std::int64_t nnz, std::int64_t rows) {
+/// How many maps of `entries` slots (up to 8 bytes each) fit a budget of 8
+/// bytes per nonzero and row plus 64 Ki slots, so that statistics stay
+/// proportional to the matrix (0 when not even one fits).
+std::int64_t maps_that_fit(std::int64_t entries, std::int64_t nnz, std::int64_t rows) {
   const std::int64_t budget = nnz + rows + (std::int64_t{1} << 16);
-  return entries <= budget / std::max(threads, 1);
+  return budget / std::max<std::int64_t>(entries, 1);
 }
 
 /// The number of distinct values in `keys` (sorted in place).
@@ -40,7 +40,7 @@ template <Index I>
 std::int64_t count_diagonals(const I* ptr, const I* col, std::int64_t m, std::int64_t n,
                              std::int64_t nnz) {
   if (nnz == 0) return 0;
-  if (map_fits(m + n, 1, nnz, m)) {
+  if (maps_that_fit(m + n, nnz, m) >= 1) {
     // A byte per diagonal: mark j − i + (rows − 1).
     detail::HostVector<std::atomic<std::uint8_t>> mark(static_cast<std::size_t>(m + n));
 #pragma omp parallel for schedule(static, 4096)
@@ -69,10 +69,15 @@ std::int64_t count_blocks(const I* ptr, const I* col, std::int64_t m, std::int64
                           std::int64_t nnz, int b) {
   const std::int64_t block_rows = (m + b - 1) / b;
   const std::int64_t block_cols = (n + b - 1) / b;
-  const bool stamps = map_fits(block_cols, omp_get_max_threads(), nnz, m);
+  // A stamp array per thread where at least 8 threads (or all) can have
+  // one, on as many threads as fit; else sorting on every thread.
+  const std::int64_t threads = omp_get_max_threads();
+  const std::int64_t fit = maps_that_fit(block_cols, nnz, m);
+  const bool stamps = fit >= std::min<std::int64_t>(threads, 8);
+  const int team = static_cast<int>(stamps ? std::min(threads, fit) : threads);
   std::int64_t blocks = 0;
   detail::FirstError err;
-#pragma omp parallel reduction(+ : blocks)
+#pragma omp parallel num_threads(team) reduction(+ : blocks)
   {
     // Per thread: a stamp per block column (stamp = block row, so no
     // clearing), or the block columns of one block row, sorted.
