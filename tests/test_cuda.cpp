@@ -28,6 +28,8 @@
 #include "cuda_common.hpp"
 #include "matrices.hpp"
 #include "reference.hpp"
+#include "spx/batch/batch_csr.hpp"
+#include "spx/batch/ops.hpp"
 #include "spx/convert.hpp"
 #include "spx/ops.hpp"
 
@@ -399,6 +401,62 @@ TEST(CudaBackend, OutOfMemoryReportsTheSize) {
                 device_spmv(dA, Algorithm::MergePath, 1.0, x, 0.0, nan_vector<double>(A.rows())),
                 expected_spmv<double, std::int32_t>(1.0, A, x, 0.0, x), "after OOM"),
             0);
+}
+
+/// x and y (B and C) in device memory that overlap, identically or in part,
+/// are refused before any kernel runs, naming both ranges; adjacent ones are
+/// accepted and give the host's result (issue 22; the host cases are in
+/// test_api.cpp).
+TEST(CudaBackend, OverlappingOperandsAreRefused) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  const auto handmade = handmade_matrices<double, std::int32_t>();
+  const auto it = std::ranges::find(handmade, std::string("diag-empty-rows"),
+                                    &TestMatrix<double, std::int32_t>::name);
+  ASSERT_NE(it, handmade.end());
+  const auto& A = it->A;
+  const std::int64_t n = A.rows();
+  ASSERT_EQ(A.cols(), n);
+  const Csr<double, std::int32_t> dA = A.to(Space::Device);
+  Array<double> buf = Array<double>(std::vector<double>(4 * n, 1.0)).to(Space::Device);
+  double* p = buf.data();
+  const auto dx = [&](std::int64_t at, std::int64_t len) {
+    return VectorView<const double>(p + at, len, Space::Device);
+  };
+  const auto dy = [&](std::int64_t at, std::int64_t len) {
+    return VectorView<double>(p + at, len, Space::Device);
+  };
+  for (const std::int64_t at : {std::int64_t{0}, n / 2, n - 1}) {
+    SCOPED_TRACE(at);
+    expect_error([&] { spmv(1.0, dA, dx(0, n), 0.0, dy(at, n)); },
+                 {"spmv: x [", "and y [", "overlap in memory"});
+  }
+  // Adjacent: accepted, and right.
+  const std::vector<double> ones(n, 1.0);
+  std::vector<double> want(n, 0.0);
+  spmv(1.0, A, ones, 0.0, want);
+  spmv(1.0, dA, dx(0, n), 0.0, dy(n, n));
+  const std::vector<double> all = buf.to_vector();
+  EXPECT_EQ(std::vector<double>(all.begin() + n, all.begin() + 2 * n), want);
+
+  // SpMM: B (n x 2) and C (n x 2) sharing memory.
+  const auto B = [&](std::int64_t at) {
+    return DenseView<const double>{p + at, n, 2, 2, Layout::RowMajor, Space::Device};
+  };
+  const auto C = [&](std::int64_t at) {
+    return DenseView<double>{p + at, n, 2, 2, Layout::RowMajor, Space::Device};
+  };
+  expect_error([&] { spmm(1.0, dA, B(0), 0.0, C(0)); }, {"spmm: B [", "and C [", "overlap"});
+  expect_error([&] { spmm(1.0, dA, B(0), 0.0, C(2 * n - 1)); }, {"overlap"});
+  EXPECT_NO_THROW(spmm(1.0, dA, B(0), 0.0, C(2 * n)));
+
+  // Batched: a batch of A twice.
+  const Csr<double, std::int32_t> members[] = {A.clone(), A.clone()};
+  const auto batch = BatchCsr<double, std::int32_t>::from_matrices(
+                         std::span<const Csr<double, std::int32_t>>(members))
+                         .to(Space::Device);
+  expect_error([&] { batch_spmv(1.0, batch, dx(0, 2 * n), 0.0, dy(1, 2 * n)); },
+               {"batch_spmv: x [", "and y [", "overlap"});
+  EXPECT_NO_THROW(batch_spmv(1.0, batch, dx(0, 2 * n), 0.0, dy(2 * n, 2 * n)));
 }
 
 TEST(CudaBackend, VectorsMustLiveWithTheMatrix) {

@@ -8,6 +8,7 @@
 
 #include "core/batch_util.hpp"
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 #include "spx/batch/batch_coo.hpp"
 
 namespace spx {
@@ -19,7 +20,7 @@ constexpr std::string_view kName = "BatchCoo";
 template <Value T, Index I>
 BatchCoo<T, I>::BatchCoo(Array<std::int64_t> row_offsets, Array<std::int64_t> col_offsets,
                          Array<std::int64_t> nnz_offsets, Array<I> row_idx, Array<I> col_idx,
-                         Array<T> values, Check check)
+                         Array<T> values, Check check) try
     : row_idx_(std::move(row_idx)), col_idx_(std::move(col_idx)), values_(std::move(values)) {
   detail::check_same_space(kName, {row_offsets.space(), col_offsets.space(), nnz_offsets.space(),
                                    row_idx_.space(), col_idx_.space(), values_.space()});
@@ -44,10 +45,12 @@ BatchCoo<T, I>::BatchCoo(Array<std::int64_t> row_offsets, Array<std::int64_t> co
   std::vector<std::int64_t> value_offsets = off.nnz;
   set_layout(std::move(off.rows), std::move(off.cols), std::move(value_offsets), std::move(off.nnz),
              row_idx_.space());
+} catch (...) {
+  detail::rethrow_allocation_failure(kName);
 }
 
 template <Value T, Index I>
-BatchCoo<T, I> BatchCoo<T, I>::from_matrices(std::span<const Csr<T, I>> matrices) {
+BatchCoo<T, I> BatchCoo<T, I>::from_matrices(std::span<const Csr<T, I>> matrices) try {
   if (matrices.empty()) return BatchCoo();
   const Space space = matrices.front().space();
   const detail::BatchOffsets off = detail::offsets_of(kName, matrices);
@@ -66,19 +69,23 @@ BatchCoo<T, I> BatchCoo<T, I>::from_matrices(std::span<const Csr<T, I>> matrices
   return BatchCoo(Array<std::int64_t>(off.rows, space), Array<std::int64_t>(off.cols, space),
                   Array<std::int64_t>(off.nnz, space), Array<I>(ri, space), Array<I>(ci, space),
                   Array<T>(val, space), Check::Trusted);
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchCoo::from_matrices");
 }
 
 template <Value T, Index I>
-Coo<T, I> BatchCoo<T, I>::coo(std::int64_t i) const {
+Coo<T, I> BatchCoo<T, I>::coo(std::int64_t i) const try {
   const auto m = static_cast<I>(rows(i));
   const auto n = static_cast<I>(cols(i));
   const std::int64_t begin = host_value_offsets()[i], nz = nnz(i);
   return Coo<T, I>(m, n, detail::slice(row_idx_, begin, nz), detail::slice(col_idx_, begin, nz),
                    detail::slice(values_, begin, nz), Check::Trusted);
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchCoo::coo");
 }
 
 template <Value T, Index I>
-Csr<T, I> BatchCoo<T, I>::csr(std::int64_t i) const {
+Csr<T, I> BatchCoo<T, I>::csr(std::int64_t i) const try {
   // Sequential: batch members are small, and a parallel conversion per
   // matrix would cost more in thread start-up than it saves.
   const std::int64_t m = rows(i), n = cols(i);
@@ -108,10 +115,12 @@ Csr<T, I> BatchCoo<T, I>::csr(std::int64_t i) const {
     ptr[row + 1] += ptr[row];
   return Csr<T, I>(static_cast<I>(m), static_cast<I>(n), Array<I>(ptr, space_),
                    Array<I>(col, space_), Array<T>(val, space_), Check::Trusted);
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchCoo::csr");
 }
 
 template <Value T, Index I>
-BatchCoo<T, I> BatchCoo<T, I>::to(Space space) const {
+BatchCoo<T, I> BatchCoo<T, I>::to(Space space) const try {
   BatchCoo out;
   out.copy_layout_from(*this, space);
   out.row_idx_ = row_idx_.to(space);
@@ -119,6 +128,8 @@ BatchCoo<T, I> BatchCoo<T, I>::to(Space space) const {
   out.values_ = values_.to(space);
   out.sorted_ = sorted_;
   return out;
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchCoo::to");
 }
 
 SPX_INSTANTIATE_CLASS(BatchCoo)

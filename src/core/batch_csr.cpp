@@ -7,6 +7,7 @@
 #include "core/batch_util.hpp"
 #include "core/checked.hpp"
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 #include "spx/batch/batch_csr.hpp"
 
 namespace spx {
@@ -18,7 +19,7 @@ constexpr std::string_view kName = "BatchCsr";
 template <Value T, Index I>
 BatchCsr<T, I>::BatchCsr(Array<std::int64_t> row_offsets, Array<std::int64_t> col_offsets,
                          Array<std::int64_t> nnz_offsets, Array<I> row_ptr, Array<I> col_idx,
-                         Array<T> values, Check check)
+                         Array<T> values, Check check) try
     : row_ptr_(std::move(row_ptr)), col_idx_(std::move(col_idx)), values_(std::move(values)) {
   detail::check_same_space(kName, {row_offsets.space(), col_offsets.space(), nnz_offsets.space(),
                                    row_ptr_.space(), col_idx_.space(), values_.space()});
@@ -27,8 +28,10 @@ BatchCsr<T, I>::BatchCsr(Array<std::int64_t> row_offsets, Array<std::int64_t> co
   detail::BatchOffsets off = detail::checked_offsets(kName, row_offsets, col_offsets, &nnz_offsets,
                                                      std::numeric_limits<I>::max());
   const std::int64_t count = off.count();
-  detail::check_length(kName, "row_ptr", row_ptr_.size(), off.rows.back() + count,
-                       "total rows + one per matrix");
+  detail::check_length(
+      kName, "row_ptr", row_ptr_.size(),
+      detail::checked_add(off.rows.back(), count, "BatchCsr: total rows + one per matrix"),
+      "total rows + one per matrix");
   detail::check_length(kName, "col_idx", col_idx_.size(), off.nnz.back(), "nnz_offsets[count]");
   detail::check_length(kName, "values", values_.size(), off.nnz.back(), "nnz_offsets[count]");
 
@@ -47,11 +50,13 @@ BatchCsr<T, I>::BatchCsr(Array<std::int64_t> row_offsets, Array<std::int64_t> co
   std::vector<std::int64_t> value_offsets = off.nnz;
   set_layout(std::move(off.rows), std::move(off.cols), std::move(value_offsets), std::move(off.nnz),
              row_ptr_.space());
+} catch (...) {
+  detail::rethrow_allocation_failure(kName);
 }
 
 template <Value T, Index I>
 BatchCsr<T, I> BatchCsr<T, I>::uniform(std::int64_t count, I rows, I cols, Array<I> row_ptr,
-                                       Array<I> col_idx, Array<T> values, Check check) {
+                                       Array<I> col_idx, Array<T> values, Check check) try {
   if (count < 0) throw InvalidInput(fmt::format("{}: negative matrix count {}", kName, count));
   detail::check_shape(kName, rows, cols);
   detail::check_same_space(kName, {row_ptr.space(), col_idx.space(), values.space()});
@@ -90,10 +95,12 @@ BatchCsr<T, I> BatchCsr<T, I>::uniform(std::int64_t count, I rows, I cols, Array
   std::vector<std::int64_t> nz = v;
   out.set_layout(std::move(r), std::move(c), std::move(v), std::move(nz), space);
   return out;
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchCsr::uniform");
 }
 
 template <Value T, Index I>
-BatchCsr<T, I> BatchCsr<T, I>::from_matrices(std::span<const Csr<T, I>> matrices) {
+BatchCsr<T, I> BatchCsr<T, I>::from_matrices(std::span<const Csr<T, I>> matrices) try {
   if (matrices.empty()) return BatchCsr();
   const Space space = matrices.front().space();
   const detail::BatchOffsets off = detail::offsets_of(kName, matrices);
@@ -114,10 +121,12 @@ BatchCsr<T, I> BatchCsr<T, I>::from_matrices(std::span<const Csr<T, I>> matrices
   return BatchCsr(Array<std::int64_t>(off.rows, space), Array<std::int64_t>(off.cols, space),
                   Array<std::int64_t>(off.nnz, space), Array<I>(ptr, space), Array<I>(col, space),
                   Array<T>(val, space), Check::Trusted);
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchCsr::from_matrices");
 }
 
 template <Value T, Index I>
-Csr<T, I> BatchCsr<T, I>::csr(std::int64_t i) const {
+Csr<T, I> BatchCsr<T, I>::csr(std::int64_t i) const try {
   const auto m = static_cast<I>(rows(i));
   const auto n = static_cast<I>(cols(i));
   const std::int64_t nz = nnz(i);
@@ -126,10 +135,12 @@ Csr<T, I> BatchCsr<T, I>::csr(std::int64_t i) const {
   return Csr<T, I>(m, n, detail::slice(row_ptr_, ptr_pos, std::int64_t{m} + 1),
                    detail::slice(col_idx_, col_pos, nz),
                    detail::slice(values_, host_value_offsets()[i], nz), Check::Trusted);
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchCsr::csr");
 }
 
 template <Value T, Index I>
-BatchCsr<T, I> BatchCsr<T, I>::to(Space space) const {
+BatchCsr<T, I> BatchCsr<T, I>::to(Space space) const try {
   BatchCsr out;
   out.copy_layout_from(*this, space);
   out.row_ptr_ = row_ptr_.to(space);
@@ -137,6 +148,8 @@ BatchCsr<T, I> BatchCsr<T, I>::to(Space space) const {
   out.values_ = values_.to(space);
   out.uniform_ = uniform_;
   return out;
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchCsr::to");
 }
 
 SPX_INSTANTIATE_CLASS(BatchCsr)

@@ -8,6 +8,7 @@
 #include "core/batch_util.hpp"
 #include "core/checked.hpp"
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 #include "spx/batch/batch_ell.hpp"
 
 namespace spx {
@@ -19,7 +20,7 @@ constexpr std::string_view kName = "BatchEll";
 template <Value T, Index I>
 BatchEll<T, I>::BatchEll(Array<std::int64_t> row_offsets, Array<std::int64_t> col_offsets,
                          Array<I> widths, Array<I> row_len, Array<I> col_idx, Array<T> values,
-                         Check check)
+                         Check check) try
     : row_len_(std::move(row_len)), col_idx_(std::move(col_idx)), values_(std::move(values)) {
   detail::check_same_space(kName, {row_offsets.space(), col_offsets.space(), widths.space(),
                                    row_len_.space(), col_idx_.space(), values_.space()});
@@ -80,10 +81,12 @@ BatchEll<T, I>::BatchEll(Array<std::int64_t> row_offsets, Array<std::int64_t> co
     nnz[i + 1] = nnz[i] + entries;
   }
   set_layout(std::move(rows), std::move(cols), std::move(slots), std::move(nnz), row_len_.space());
+} catch (...) {
+  detail::rethrow_allocation_failure(kName);
 }
 
 template <Value T, Index I>
-BatchEll<T, I> BatchEll<T, I>::from_matrices(std::span<const Csr<T, I>> matrices) {
+BatchEll<T, I> BatchEll<T, I>::from_matrices(std::span<const Csr<T, I>> matrices) try {
   if (matrices.empty()) return BatchEll();
   const Space space = matrices.front().space();
   const detail::BatchOffsets off = detail::offsets_of(kName, matrices);
@@ -114,6 +117,8 @@ BatchEll<T, I> BatchEll<T, I>::from_matrices(std::span<const Csr<T, I>> matrices
   return BatchEll(Array<std::int64_t>(off.rows, space), Array<std::int64_t>(off.cols, space),
                   Array<I>(widths, space), Array<I>(len, space), Array<I>(col, space),
                   Array<T>(val, space), Check::Trusted);
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchEll::from_matrices");
 }
 
 template <Value T, Index I>
@@ -123,7 +128,7 @@ std::int64_t BatchEll<T, I>::width(std::int64_t i) const {
 }
 
 template <Value T, Index I>
-Csr<T, I> BatchEll<T, I>::csr(std::int64_t i) const {
+Csr<T, I> BatchEll<T, I>::csr(std::int64_t i) const try {
   const std::int64_t m = rows(i), w = width(i);
   const std::vector<I> len = detail::slice(row_len_, host_row_offsets()[i], m).to_vector();
   const std::int64_t s = m * w, base = host_value_offsets()[i];
@@ -140,10 +145,12 @@ Csr<T, I> BatchEll<T, I>::csr(std::int64_t i) const {
   }
   return Csr<T, I>(static_cast<I>(m), static_cast<I>(cols(i)), Array<I>(ptr, space_),
                    Array<I>(col, space_), Array<T>(val, space_), Check::Trusted);
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchEll::csr");
 }
 
 template <Value T, Index I>
-BatchEll<T, I> BatchEll<T, I>::to(Space space) const {
+BatchEll<T, I> BatchEll<T, I>::to(Space space) const try {
   BatchEll out;
   out.copy_layout_from(*this, space);
   out.widths_ = widths_;
@@ -151,6 +158,8 @@ BatchEll<T, I> BatchEll<T, I>::to(Space space) const {
   out.col_idx_ = col_idx_.to(space);
   out.values_ = values_.to(space);
   return out;
+} catch (...) {
+  detail::rethrow_allocation_failure("BatchEll::to");
 }
 
 SPX_INSTANTIATE_CLASS(BatchEll)

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/checked.hpp"
 #include "core/validate.hpp"
 #include "spx/batch/base.hpp"
 #include "spx/core/array.hpp"
@@ -54,9 +55,10 @@ BatchOffsets offsets_of(std::string_view format, std::span<const Csr<T, I>> matr
       throw InvalidInput(fmt::format("{}::from_matrices: matrix {} is in {} memory, matrix 0 in {}",
                                      format, i, to_string(A.space()),
                                      to_string(matrices.front().space())));
-    off.rows.push_back(off.rows.back() + A.rows());
-    off.cols.push_back(off.cols.back() + A.cols());
-    off.nnz.push_back(off.nnz.back() + A.nnz());
+    const std::string total = fmt::format("{}::from_matrices: total", format);
+    off.rows.push_back(checked_add(off.rows.back(), A.rows(), total + " rows"));
+    off.cols.push_back(checked_add(off.cols.back(), A.cols(), total + " columns"));
+    off.nnz.push_back(checked_add(off.nnz.back(), A.nnz(), total + " nonzeros"));
   }
   return off;
 }

@@ -7,8 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "common/first_error.hpp"
 #include "core/checked.hpp"
 #include "core/convert_host.hpp"
+#include "core/out_of_memory.hpp"
 
 namespace spx {
 namespace detail {
@@ -32,14 +34,14 @@ template <Value T, Index I>
 void compress(I outer, const I* outer_idx, const I* inner_idx, const T* vals, std::int64_t n,
               Array<I>& ptr_out, Array<I>& idx_out, Array<T>& val_out) {
   detail::checked_index<I>(n, "number of entries");
-  std::vector<I> count(static_cast<std::size_t>(outer) + 1, 0);
+  detail::HostVector<I> count(static_cast<std::size_t>(outer) + 1, 0);
   for (std::int64_t k = 0; k < n; ++k)
     ++count[outer_idx[k] + 1];
   std::partial_sum(count.begin(), count.end(), count.begin());
-  std::vector<I> idx(n);
-  std::vector<T> val(n);
+  detail::HostVector<I> idx(n);
+  detail::HostVector<T> val(n);
   {
-    std::vector<I> next(count.begin(), count.end() - 1);
+    detail::HostVector<I> next(count.begin(), count.end() - 1);
     for (std::int64_t k = 0; k < n; ++k) {
       const I dst = next[outer_idx[k]]++;
       idx[dst] = inner_idx[k];
@@ -48,31 +50,34 @@ void compress(I outer, const I* outer_idx, const I* inner_idx, const T* vals, st
   }
   // Sort each slice by inner index (stable, so duplicates keep file order and
   // their sum is reproducible), then count the unique entries per slice.
-  std::vector<I> unique(static_cast<std::size_t>(outer) + 1, 0);
+  detail::HostVector<I> unique(static_cast<std::size_t>(outer) + 1, 0);
+  detail::FirstError err;  // buf may fail to grow
 #pragma omp parallel
   {
-    std::vector<std::pair<I, T>> buf;
+    detail::HostVector<std::pair<I, T>> buf;
 #pragma omp for schedule(dynamic, 256)
-    for (std::int64_t r = 0; r < outer; ++r) {
-      const I b = count[r], e = count[r + 1];
-      bool sorted = true;
-      for (I k = b + 1; k < e && sorted; ++k)
-        sorted = idx[k - 1] < idx[k];
-      if (!sorted) {
-        buf.clear();
+    for (std::int64_t r = 0; r < outer; ++r)
+      err.run([&] {
+        const I b = count[r], e = count[r + 1];
+        bool sorted = true;
+        for (I k = b + 1; k < e && sorted; ++k)
+          sorted = idx[k - 1] < idx[k];
+        if (!sorted) {
+          buf.clear();
+          for (I k = b; k < e; ++k)
+            buf.emplace_back(idx[k], val[k]);
+          std::stable_sort(buf.begin(), buf.end(),
+                           [](const auto& x, const auto& y) { return x.first < y.first; });
+          for (I k = b; k < e; ++k)
+            std::tie(idx[k], val[k]) = buf[k - b];
+        }
+        I u = 0;
         for (I k = b; k < e; ++k)
-          buf.emplace_back(idx[k], val[k]);
-        std::stable_sort(buf.begin(), buf.end(),
-                         [](const auto& x, const auto& y) { return x.first < y.first; });
-        for (I k = b; k < e; ++k)
-          std::tie(idx[k], val[k]) = buf[k - b];
-      }
-      I u = 0;
-      for (I k = b; k < e; ++k)
-        u += (k == b || idx[k] != idx[k - 1]) ? 1 : 0;
-      unique[r + 1] = u;
-    }
+          u += (k == b || idx[k] != idx[k - 1]) ? 1 : 0;
+        unique[r + 1] = u;
+      });
   }
+  err.rethrow();
   std::partial_sum(unique.begin(), unique.end(), unique.begin());
   const std::int64_t nnz = unique[outer];
   ptr_out = Array<I>(unique);
@@ -100,13 +105,13 @@ template <class M, Value T, Index I>
 M transposed(I rows, I cols, I outer, I inner, const Array<I>& ptr, const Array<I>& idx,
              const Array<T>& val) {
   const std::size_t nnz = idx.size();
-  std::vector<I> count(static_cast<std::size_t>(inner) + 1, 0);
+  detail::HostVector<I> count(static_cast<std::size_t>(inner) + 1, 0);
   for (std::size_t k = 0; k < nnz; ++k)
     ++count[idx[k] + 1];
   std::partial_sum(count.begin(), count.end(), count.begin());
   Array<I> tidx(nnz);
   Array<T> tval(nnz);
-  std::vector<I> next(count.begin(), count.end() - 1);
+  detail::HostVector<I> next(count.begin(), count.end() - 1);
   for (I r = 0; r < outer; ++r)
     for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
       const I dst = next[idx[k]]++;
@@ -161,13 +166,15 @@ SPX_INSTANTIATE_CONVERSION(Coo)
 SPX_INSTANTIATE_CONVERSION(Csc)
 
 template <Value T, Index I>
-Coo<T, I> sort_coo(const Coo<T, I>& A) {
+Coo<T, I> sort_coo(const Coo<T, I>& A) try {
   if (A.sorted()) return A.clone();
   return to_coo(to_csr(A));
+} catch (...) {
+  detail::rethrow_allocation_failure("sort_coo");
 }
 
 template <Value U, Index J, Value T, Index I>
-Csr<U, J> cast(const Csr<T, I>& A) {
+Csr<U, J> cast(const Csr<T, I>& A) try {
   detail::require_host(A.space(), "cast");
   const J rows = detail::checked_index<J>(A.rows(), "rows");
   const J cols = detail::checked_index<J>(A.cols(), "cols");
@@ -181,6 +188,8 @@ Csr<U, J> cast(const Csr<T, I>& A) {
   return Csr<U, J>(rows, cols, convert_array(A.row_ptr(), std::type_identity<J>{}),
                    convert_array(A.col_idx(), std::type_identity<J>{}),
                    convert_array(A.values(), std::type_identity<U>{}), Check::Trusted);
+} catch (...) {
+  detail::rethrow_allocation_failure("cast");
 }
 
 #define SPX_INST(T, I)                                       \

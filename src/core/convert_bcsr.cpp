@@ -22,8 +22,8 @@ struct HostConversion<Bcsr<T, I>> {
 
     // Each block row's block columns: the entries' columns / b, sorted and made
     // unique in place in the block row's slice of a scratch array.
-    std::vector<I> scratch(static_cast<std::size_t>(A.nnz()));
-    std::vector<std::int64_t> blocks(static_cast<std::size_t>(mb) + 1, 0);
+    detail::HostVector<I> scratch(static_cast<std::size_t>(A.nnz()));
+    detail::HostVector<std::int64_t> blocks(static_cast<std::size_t>(mb) + 1, 0);
 #pragma omp parallel for schedule(dynamic, 64) if (A.nnz() > kParallelWork)
     for (std::int64_t R = 0; R < mb; ++R) {
       const auto first = scratch.begin() + first_entry(R),
@@ -33,7 +33,7 @@ struct HostConversion<Bcsr<T, I>> {
       std::sort(first, last);
       blocks[R + 1] = std::unique(first, last) - first;
     }
-    std::vector<I> block_ptr(static_cast<std::size_t>(mb) + 1, I{0});
+    detail::HostVector<I> block_ptr(static_cast<std::size_t>(mb) + 1, I{0});
     for (std::int64_t R = 0; R < mb; ++R) {
       blocks[R + 1] += blocks[R];
       block_ptr[R + 1] = static_cast<I>(blocks[R + 1]);  // ≤ nnz, so it fits I

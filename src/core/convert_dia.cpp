@@ -18,21 +18,39 @@ struct HostConversion<Dia<T, I>> {
     const I* col = A.col_idx().data();
     const T* val = A.values().data();
 
-    // Occupied diagonals: offset j − i lies in [−(m−1), n−1], flagged at
-    // j − i + m − 1, then numbered in increasing order. (Sequential: concurrent
-    // writes of a flag would race.)
+    // Occupied diagonals: offset j − i lies in [−(m−1), n−1]. Where a map of
+    // that span costs no more than the matrix, flag j − i + m − 1 and number
+    // the flags in increasing order (sequential: concurrent writes of a flag
+    // would race); otherwise (a few entries in a very wide or tall matrix)
+    // sort the offsets of the entries and find each by binary search, so the
+    // memory stays proportional to the nonzeros.
     constexpr I kAbsent = -1, kOccupied = -2;
     const std::int64_t span = m > 0 && n > 0 ? m + n - 1 : 0;
-    std::vector<I> diag_of(static_cast<std::size_t>(span), kAbsent);
-    for (std::int64_t i = 0; i < m; ++i)
-      for (I k = ptr[i]; k < ptr[i + 1]; ++k)
-        diag_of[col[k] - i + m - 1] = kOccupied;
-    std::vector<I> offsets;
-    for (std::int64_t s = 0; s < span; ++s)
-      if (diag_of[s] == kOccupied) {
-        diag_of[s] = static_cast<I>(offsets.size());
-        offsets.push_back(static_cast<I>(s - (m - 1)));
-      }
+    const bool map = span <= 2 * (A.nnz() + m) + (std::int64_t{1} << 16);
+    detail::HostVector<I> diag_of(map ? static_cast<std::size_t>(span) : 0, kAbsent);
+    detail::HostVector<I> offsets;
+    if (map) {
+      for (std::int64_t i = 0; i < m; ++i)
+        for (I k = ptr[i]; k < ptr[i + 1]; ++k)
+          diag_of[col[k] - i + m - 1] = kOccupied;
+      for (std::int64_t s = 0; s < span; ++s)
+        if (diag_of[s] == kOccupied) {
+          diag_of[s] = static_cast<I>(offsets.size());
+          offsets.push_back(static_cast<I>(s - (m - 1)));
+        }
+    } else {
+      offsets.resize(static_cast<std::size_t>(A.nnz()));
+      for (std::int64_t i = 0; i < m; ++i)
+        for (I k = ptr[i]; k < ptr[i + 1]; ++k)
+          offsets[k] = static_cast<I>(col[k] - i);
+      std::sort(offsets.begin(), offsets.end());
+      offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    }
+    const auto diagonal = [&](std::int64_t offset) -> std::int64_t {
+      if (map) return diag_of[offset + m - 1];
+      return std::lower_bound(offsets.begin(), offsets.end(), static_cast<I>(offset)) -
+             offsets.begin();
+    };
     const std::int64_t nd = static_cast<std::int64_t>(offsets.size());
 
     // Refuse before allocating when the padded storage is unreasonable.
@@ -48,7 +66,7 @@ struct HostConversion<Dia<T, I>> {
 #pragma omp parallel for schedule(dynamic, 1024) if (A.nnz() > kParallelWork)
     for (std::int64_t i = 0; i < m; ++i)
       for (I k = ptr[i]; k < ptr[i + 1]; ++k)
-        v[static_cast<std::int64_t>(diag_of[col[k] - i + m - 1]) * m + i] = val[k];
+        v[diagonal(std::int64_t{col[k]} - i) * m + i] = val[k];
 
     return Dia<T, I>(A.rows(), A.cols(), Array<I>(offsets), std::move(values),
                      csr_explicit_zeros(A), Check::Trusted);

@@ -23,8 +23,8 @@ struct HostConversion<Hdi<T, I>> {
 
     // Each hack's diagonals: the offsets of its entries, sorted and made unique
     // in place in the hack's slice of a scratch array (one sort per hack).
-    std::vector<I> scratch(static_cast<std::size_t>(A.nnz()));
-    std::vector<std::int64_t> diags(static_cast<std::size_t>(nh) + 1, 0);
+    detail::HostVector<I> scratch(static_cast<std::size_t>(A.nnz()));
+    detail::HostVector<std::int64_t> diags(static_cast<std::size_t>(nh) + 1, 0);
 #pragma omp parallel for schedule(dynamic, 64) if (A.nnz() > kParallelWork)
     for (std::int64_t h = 0; h < nh; ++h) {
       for (std::int64_t i = h * H; i < std::min((h + 1) * H, m); ++i)
@@ -34,7 +34,7 @@ struct HostConversion<Hdi<T, I>> {
       std::sort(b, e);
       diags[h + 1] = std::unique(b, e) - b;
     }
-    std::vector<I> hack_ptr(static_cast<std::size_t>(nh) + 1, I{0});
+    detail::HostVector<I> hack_ptr(static_cast<std::size_t>(nh) + 1, I{0});
     for (std::int64_t h = 0; h < nh; ++h) {
       diags[h + 1] += diags[h];
       hack_ptr[h + 1] = static_cast<I>(diags[h + 1]);  // ≤ nnz, so it fits I

@@ -21,7 +21,7 @@ struct HostConversion<Hll<T, I>> {
 
     // Hack widths (the hack's longest row) and offsets, checked before
     // anything large is allocated.
-    std::vector<std::int64_t> width(static_cast<std::size_t>(hacks), 0);
+    detail::HostVector<std::int64_t> width(static_cast<std::size_t>(hacks), 0);
     for (std::int64_t r = 0; r < rows; ++r)
       width[r / H] = std::max<std::int64_t>(width[r / H], ptr[r + 1] - ptr[r]);
     std::int64_t stored = 0;

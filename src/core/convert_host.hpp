@@ -11,6 +11,7 @@
 #include "core/convert_formats.hpp"
 #include "core/format_ellpack.hpp"
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 #include "core/validate.hpp"
 
 namespace spx {
@@ -62,16 +63,19 @@ template <Value T, Index I>
 FormatType<F, T, I> ToFormat<F>::operator()(const Csr<T, I>& A,
                                             const ConvertOptions& options) const {
   check_options(F, options);
-  if (A.space() != Space::Host) return convert_on_backend<FormatType<F, T, I>>(A, options);
-  return HostConversion<FormatType<F, T, I>>::from_csr(A, options);
+  return name_allocation_failures(fmt::format("CSR to {}", format_label(F)), [&] {
+    if (A.space() != Space::Host) return convert_on_backend<FormatType<F, T, I>>(A, options);
+    return HostConversion<FormatType<F, T, I>>::from_csr(A, options);
+  });
 }
 
 }  // namespace detail
 
 template <ConvertibleToCsr M>
 Csr<typename M::value_type, typename M::index_type> to_csr(const M& A) {
-  detail::require_host(A.space(), fmt::format("{} to CSR", detail::format_label(M::kFormat)));
-  return detail::HostConversion<M>::to_csr(A);
+  const std::string op = fmt::format("{} to CSR", detail::format_label(M::kFormat));
+  detail::require_host(A.space(), op);
+  return detail::name_allocation_failures(op, [&] { return detail::HostConversion<M>::to_csr(A); });
 }
 
 }  // namespace spx

@@ -17,7 +17,7 @@ std::int64_t bell_garland_width(const I* row_ptr, std::int64_t rows) {
   // count[k] = rows of length k; then walk K down from the longest row,
   // accumulating the rows of length >= K, and stop at the first K that a
   // third of the rows reach.
-  std::vector<std::int64_t> count(static_cast<std::size_t>(longest) + 1, 0);
+  detail::HostVector<std::int64_t> count(static_cast<std::size_t>(longest) + 1, 0);
   for (std::int64_t r = 0; r < rows; ++r)
     ++count[row_ptr[r + 1] - row_ptr[r]];
   std::int64_t at_least = 0;
@@ -44,7 +44,7 @@ struct HostConversion<Hyb<T, I>> {
                                                  : std::min(options.hyb_width, longest);
 
     // COO part: the entries beyond the K-th of each row, in row order.
-    std::vector<std::int64_t> coo_begin(static_cast<std::size_t>(rows) + 1, 0);
+    detail::HostVector<std::int64_t> coo_begin(static_cast<std::size_t>(rows) + 1, 0);
     for (std::int64_t r = 0; r < rows; ++r)
       coo_begin[r + 1] = coo_begin[r] + std::max<std::int64_t>(0, ptr[r + 1] - ptr[r] - K);
     const std::int64_t coo_nnz = coo_begin[rows];

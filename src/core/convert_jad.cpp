@@ -17,10 +17,10 @@ struct HostConversion<Jad<T, I>> {
 
     // Stable counting sort of the rows by decreasing length: rows_longer[k] =
     // rows longer than k, which is also where the rows of length k start.
-    std::vector<std::int64_t> count(static_cast<std::size_t>(longest) + 2, 0);
+    detail::HostVector<std::int64_t> count(static_cast<std::size_t>(longest) + 2, 0);
     for (std::int64_t r = 0; r < rows; ++r)
       ++count[length(r)];
-    std::vector<std::int64_t> next(static_cast<std::size_t>(longest) + 1, 0);
+    detail::HostVector<std::int64_t> next(static_cast<std::size_t>(longest) + 1, 0);
     for (std::int64_t k = longest - 1; k >= 0; --k)
       next[k] = next[k + 1] + count[k + 1];
     Array<I> perm(static_cast<std::size_t>(rows));
@@ -56,7 +56,7 @@ struct HostConversion<Jad<T, I>> {
     const I* perm = A.perm().data();
     // Stored row i has one entry in every diagonal longer than i: count them
     // with a difference array (diagonal d covers stored rows [0, length_d)).
-    std::vector<std::int64_t> len(static_cast<std::size_t>(rows) + 1, 0);
+    detail::HostVector<std::int64_t> len(static_cast<std::size_t>(rows) + 1, 0);
     for (std::int64_t d = 0; d < diagonals; ++d) {
       ++len[0];
       --len[jd[d + 1] - jd[d]];

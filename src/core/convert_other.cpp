@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 #include "spx/convert.hpp"
 
 namespace spx {
@@ -24,7 +25,7 @@ Matrix<T, I> convert(const Csr<T, I>& A, Format to, const ConvertOptions& option
   [&]<std::size_t... k>(std::index_sequence<k...>) {
     const auto convert_to = [&]<Format F>() {
       if constexpr (F == Format::Csr)
-        out = A.clone();
+        out = detail::name_allocation_failures("CSR to CSR", [&] { return A.clone(); });
       else
         out = detail::ToFormat<F>{}(A, options);
     };

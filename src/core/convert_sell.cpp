@@ -21,7 +21,7 @@ struct HostConversion<Sell<T, I>> {
 
     // Sort rows by decreasing length within windows of sigma rows (stable, so
     // equal lengths keep their order). sigma = 1: no permutation stored.
-    std::vector<std::int64_t> order;
+    detail::HostVector<std::int64_t> order;
     if (sigma > 1) {
       order.resize(static_cast<std::size_t>(rows));
       std::iota(order.begin(), order.end(), std::int64_t{0});
@@ -36,7 +36,7 @@ struct HostConversion<Sell<T, I>> {
     // Slice widths (longest row, rounded up to a multiple of threads_per_row)
     // and offsets, checked before anything large is allocated.
     const std::int64_t slices = (rows + C - 1) / C;
-    std::vector<std::int64_t> width(static_cast<std::size_t>(slices), 0);
+    detail::HostVector<std::int64_t> width(static_cast<std::size_t>(slices), 0);
     for (std::int64_t i = 0; i < rows; ++i)
       width[i / C] = std::max(width[i / C], length(row_of(i)));
     std::int64_t stored = 0;

@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "core/out_of_memory.hpp"
 #include "spx/core/error.hpp"
 #include "spx/ops.hpp"
 #include "spx/registry.hpp"
@@ -45,31 +46,42 @@ struct CallBase {
 
 template <class Call>
 RunInfo dispatch(const Call& call, Algorithm requested) {
-  // The kernel the request resolves to, also for trivial cases, so that a bad
-  // request fails the same way whatever the data.
-  RunInfo info{call.format, requested, call.backend, true, false};
-  if (info.algorithm == Algorithm::Auto) info.algorithm = call.choose();
-  const auto* kernel = call.find(info.algorithm);
-  if (kernel == nullptr)
-    throw Unsupported(fmt::format("{}: no {}{} kernel '{}' on the {} backend", Call::name,
-                                  Call::kind, to_string(call.format), to_string(info.algorithm),
-                                  to_string(call.backend)));
-  info.deterministic = kernel->info.deterministic;
+  // Any allocation failure on the way (a kernel's scratch, a cache entry)
+  // leaves as OutOfMemory naming the operation.
+  return name_allocation_failures(Call::name, [&] {
+    // The kernel the request resolves to, also for trivial cases, so that a
+    // bad request fails the same way whatever the data.
+    RunInfo info{call.format, requested, call.backend, true, false};
+    if (info.algorithm == Algorithm::Auto) info.algorithm = call.choose();
+    const auto* kernel = call.find(info.algorithm);
+    if (kernel == nullptr)
+      throw Unsupported(fmt::format("{}: no {}{} kernel '{}' on the {} backend", Call::name,
+                                    Call::kind, to_string(call.format), to_string(info.algorithm),
+                                    to_string(call.backend)));
+    info.deterministic = kernel->info.deterministic;
 
-  // Degenerate cases: no output, or nothing to multiply (out = beta*out).
-  if (call.output_empty() || call.nothing_to_multiply()) {
-    info.trivial = true;
-    info.deterministic = true;
-    if (!call.output_empty()) call.scale_output();
+    // Degenerate cases: no output, or nothing to multiply (out = beta*out).
+    if (call.output_empty() || call.nothing_to_multiply()) {
+      info.trivial = true;
+      info.deterministic = true;
+      if (!call.output_empty()) call.scale_output();
+      return info;
+    }
+    if (std::string reason = call.can_run(*kernel); !reason.empty())
+      throw Unsupported(fmt::format("{}: {}{} kernel '{}' cannot run on this {}: {}", Call::name,
+                                    Call::kind, to_string(call.format), to_string(info.algorithm),
+                                    Call::noun, reason));
+    call.run(*kernel);
     return info;
-  }
-  if (std::string reason = call.can_run(*kernel); !reason.empty())
-    throw Unsupported(fmt::format("{}: {}{} kernel '{}' cannot run on this {}: {}", Call::name,
-                                  Call::kind, to_string(call.format), to_string(info.algorithm),
-                                  Call::noun, reason));
-  call.run(*kernel);
-  return info;
+  });
 }
+
+/// The size in bytes of operand `name`, `elements` elements of `element_bytes`
+/// from `data`; throws InvalidInput when it overflows or when the range would
+/// run past the end of the address space (a leading dimension or a length no
+/// memory can hold).
+std::size_t operand_bytes(std::string_view op, std::string_view name, const void* data,
+                          std::int64_t elements, std::size_t element_bytes);
 
 /// Throws InvalidInput when the byte ranges of two operands overlap, naming
 /// both operands and their ranges.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 #include "core/padded.hpp"
 
 namespace spx {
@@ -22,7 +23,7 @@ Bcsr<T, I>::Bcsr(I rows, I cols, int block_size, Array<I> block_ptr, Array<I> bl
 
 template <Value T, Index I>
 Bcsr<T, I>::Bcsr(I rows, I cols, int block_size, Array<I> block_ptr, Array<I> block_col,
-                 Array<T> values, ExplicitZeros<I> zeros, Check check)
+                 Array<T> values, ExplicitZeros<I> zeros, Check check) try
     : Bcsr(rows, cols, block_size, std::move(block_ptr), std::move(block_col), std::move(values),
            std::move(zeros), Known{}) {
   if (check == Check::Trusted) {
@@ -70,6 +71,8 @@ Bcsr<T, I>::Bcsr(I rows, I cols, int block_size, Array<I> block_ptr, Array<I> bl
         if (it == last || *it != j / b) return -1;
         return (it - col.begin()) * b * b + (j % b) * b + (i % b);
       });
+} catch (...) {
+  detail::rethrow_allocation_failure("BCSR");
 }
 
 template <Value T, Index I>

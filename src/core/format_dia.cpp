@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 #include "core/padded.hpp"
 
 namespace spx {
@@ -19,7 +20,7 @@ Dia<T, I>::Dia(I rows, I cols, Array<I> offsets, Array<T> values, ExplicitZeros<
 
 template <Value T, Index I>
 Dia<T, I>::Dia(I rows, I cols, Array<I> offsets, Array<T> values, ExplicitZeros<I> zeros,
-               Check check)
+               Check check) try
     : Dia(rows, cols, std::move(offsets), std::move(values), std::move(zeros), Known{}) {
   if (check == Check::Trusted) {
     nnz_ = detail::count_nonzero(values_) + static_cast<std::int64_t>(zeros_.size());
@@ -34,6 +35,8 @@ Dia<T, I>::Dia(I rows, I cols, Array<I> offsets, Array<T> values, ExplicitZeros<
       "DIA", detail::dia_layout<I>(rows, cols, off.data(), nd), values_,
       detail::checked_mul(rows, nd, "DIA values (rows x diagonals)"),
       fmt::format("rows x diagonals = {} x {}", rows, nd), zeros_, false);
+} catch (...) {
+  detail::rethrow_allocation_failure("DIA");
 }
 
 template <Value T, Index I>

@@ -4,6 +4,7 @@
 #include "core/checked.hpp"
 #include "core/format_ellpack.hpp"
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 
 namespace spx {
 
@@ -19,7 +20,7 @@ Ell<T, I>::Ell(I rows, I cols, I width, Array<I> col_idx, Array<T> values, Array
 
 template <Value T, Index I>
 Ell<T, I>::Ell(I rows, I cols, I width, Array<I> col_idx, Array<T> values, Array<I> row_len,
-               Check check)
+               Check check) try
     : Ell(rows, cols, width, std::move(col_idx), std::move(values), std::move(row_len), Known{}) {
   if (check == Check::Trusted) {
     nnz_ = detail::sum_of_lengths(row_len_);
@@ -35,6 +36,8 @@ Ell<T, I>::Ell(I rows, I cols, I width, Array<I> col_idx, Array<T> values, Array
   const detail::EllGroup all_rows{0, rows, rows, width, 0};
   nnz_ = detail::check_ell_groups(F, rows, cols, col_idx_, values_, row_len_, 1,
                                   [&](std::int64_t) { return all_rows; });
+} catch (...) {
+  detail::rethrow_allocation_failure("ELL");
 }
 
 template <Value T, Index I>

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 #include "core/padded.hpp"
 
 namespace spx {
@@ -21,7 +22,7 @@ Hdi<T, I>::Hdi(I rows, I cols, I hack_size, Array<I> hack_ptr, Array<I> offsets,
 
 template <Value T, Index I>
 Hdi<T, I>::Hdi(I rows, I cols, I hack_size, Array<I> hack_ptr, Array<I> offsets, Array<T> values,
-               ExplicitZeros<I> zeros, Check check)
+               ExplicitZeros<I> zeros, Check check) try
     : Hdi(rows, cols, hack_size, std::move(hack_ptr), std::move(offsets), std::move(values),
           std::move(zeros), Known{}) {
   if (check == Check::Trusted) {
@@ -47,6 +48,8 @@ Hdi<T, I>::Hdi(I rows, I cols, I hack_size, Array<I> hack_ptr, Array<I> offsets,
       detail::hdi_size<T, I>(H, nh, ptr[nh], last_rows, last_diags).values,
       "hack_size x diagonals of every hack but the last + rows x diagonals of the last", zeros_,
       true);
+} catch (...) {
+  detail::rethrow_allocation_failure("HDI");
 }
 
 template <Value T, Index I>

@@ -3,6 +3,7 @@
 
 #include "core/format_ellpack.hpp"
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 
 namespace spx {
 
@@ -19,7 +20,7 @@ Hll<T, I>::Hll(I rows, I cols, int hack_size, Array<I> hack_ptr, Array<I> col_id
 
 template <Value T, Index I>
 Hll<T, I>::Hll(I rows, I cols, int hack_size, Array<I> hack_ptr, Array<I> col_idx, Array<T> values,
-               Array<I> row_len, Check check)
+               Array<I> row_len, Check check) try
     : Hll(rows, cols, hack_size, std::move(hack_ptr), std::move(col_idx), std::move(values),
           std::move(row_len), Known{}) {
   if (check == Check::Trusted) {
@@ -49,6 +50,8 @@ Hll<T, I>::Hll(I rows, I cols, int hack_size, Array<I> hack_ptr, Array<I> col_id
   nnz_ = detail::check_ell_groups(F, rows, cols, col_idx_, values_, row_len_, hacks, [&](auto h) {
     return detail::hll_group(rows, H, ptr.data(), h);
   });
+} catch (...) {
+  detail::rethrow_allocation_failure("HLL");
 }
 
 template <Value T, Index I>

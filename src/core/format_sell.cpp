@@ -3,6 +3,7 @@
 
 #include "core/format_ellpack.hpp"
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 
 namespace spx {
 
@@ -25,7 +26,7 @@ Sell<T, I>::Sell(I rows, I cols, int slice_size, int sigma, int threads_per_row,
 template <Value T, Index I>
 Sell<T, I>::Sell(I rows, I cols, int slice_size, int sigma, int threads_per_row, Array<I> slice_ptr,
                  Array<I> slice_width, Array<I> col_idx, Array<T> values, Array<I> row_len,
-                 Array<I> perm, Check check)
+                 Array<I> perm, Check check) try
     : Sell(rows, cols, slice_size, sigma, threads_per_row, std::move(slice_ptr),
            std::move(slice_width), std::move(col_idx), std::move(values), std::move(row_len),
            std::move(perm), Known{}) {
@@ -72,6 +73,8 @@ Sell<T, I>::Sell(I rows, I cols, int slice_size, int sigma, int threads_per_row,
       throw InvalidInput(fmt::format(
           "SELL: perm[{}] = {} moves a row out of its window of sigma = {} rows{}", i, p[i], sigma,
           sigma == 1 ? " (with sigma = 1 the permutation must be the identity)" : ""));
+} catch (...) {
+  detail::rethrow_allocation_failure("SELL");
 }
 
 template <Value T, Index I>

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 #include "core/validate.hpp"
 #include "spx/formats/coo.hpp"
 #include "spx/formats/csc.hpp"
@@ -37,9 +38,9 @@ void check_compressed_format(const SliceNames& names, std::string_view outer_nam
                fmt::format("{} + 1", outer_name));
   check_same_length(names.where, names.idx, static_cast<std::int64_t>(idx.size()), "values",
                     static_cast<std::int64_t>(values.size()));
-  const std::vector<I> p = ptr.to_vector();
-  const std::vector<I> x = idx.to_vector();
-  check_compressed(names, p.data(), outer, x.data(), static_cast<std::int64_t>(x.size()), inner);
+  std::vector<I> ptr_copy, idx_copy;
+  check_compressed(names, host_data(ptr, ptr_copy), outer, host_data(idx, idx_copy),
+                   static_cast<std::int64_t>(idx.size()), inner);
 }
 
 }  // namespace
@@ -53,10 +54,14 @@ Csr<T, I>::Csr(I rows, I cols, Array<I> row_ptr, Array<I> col_idx, Array<T> valu
       row_ptr_(std::move(row_ptr)),
       col_idx_(std::move(col_idx)),
       values_(std::move(values)) {
-  if (check == Check::Full)
-    detail::check_compressed_format<T, I>({"CSR", "row_ptr", "col_idx", "row", "column indices"},
-                                          "rows", rows, cols, rows, cols, row_ptr_, col_idx_,
-                                          values_);
+  try {
+    if (check == Check::Full)
+      detail::check_compressed_format<T, I>({"CSR", "row_ptr", "col_idx", "row", "column indices"},
+                                            "rows", rows, cols, rows, cols, row_ptr_, col_idx_,
+                                            values_);
+  } catch (...) {
+    detail::rethrow_allocation_failure("CSR");
+  }
 }
 
 template <Value T, Index I>
@@ -73,10 +78,14 @@ Csc<T, I>::Csc(I rows, I cols, Array<I> col_ptr, Array<I> row_idx, Array<T> valu
       col_ptr_(std::move(col_ptr)),
       row_idx_(std::move(row_idx)),
       values_(std::move(values)) {
-  if (check == Check::Full)
-    detail::check_compressed_format<T, I>({"CSC", "col_ptr", "row_idx", "column", "row indices"},
-                                          "columns", rows, cols, cols, rows, col_ptr_, row_idx_,
-                                          values_);
+  try {
+    if (check == Check::Full)
+      detail::check_compressed_format<T, I>({"CSC", "col_ptr", "row_idx", "column", "row indices"},
+                                            "columns", rows, cols, cols, rows, col_ptr_, row_idx_,
+                                            values_);
+  } catch (...) {
+    detail::rethrow_allocation_failure("CSC");
+  }
 }
 
 template <Value T, Index I>
@@ -96,7 +105,7 @@ Coo<T, I>::Coo(I rows, I cols, Array<I> row_idx, Array<I> col_idx, Array<T> valu
       sorted_(known.sorted) {}
 
 template <Value T, Index I>
-Coo<T, I>::Coo(I rows, I cols, Array<I> row_idx, Array<I> col_idx, Array<T> values, Check check)
+Coo<T, I>::Coo(I rows, I cols, Array<I> row_idx, Array<I> col_idx, Array<T> values, Check check) try
     : Coo(rows, cols, std::move(row_idx), std::move(col_idx), std::move(values), Known{}) {
   const std::vector<I> r = row_idx_.to_vector();
   const std::vector<I> c = col_idx_.to_vector();
@@ -111,6 +120,8 @@ Coo<T, I>::Coo(I rows, I cols, Array<I> row_idx, Array<I> col_idx, Array<T> valu
     detail::check_coo_entries("COO", r, c, 0, n, rows, cols);
   }
   sorted_ = detail::coo_sorted(r, c, 0, n);
+} catch (...) {
+  detail::rethrow_allocation_failure("COO");
 }
 
 template <Value T, Index I>

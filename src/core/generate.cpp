@@ -14,6 +14,7 @@
 
 #include "core/generate_common.hpp"
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 
 namespace spx {
 namespace {
@@ -302,7 +303,7 @@ GenSpec parse_gen_spec(std::string_view text) {
 }
 
 template <Value T, Index I>
-Csr<T, I> generate(const GenSpec& spec) {
+Csr<T, I> generate(const GenSpec& spec) try {
   validate(spec);
   const auto seeds = gen::Seeds::from(spec.seed);
   const std::int64_t n = spec.n;
@@ -351,6 +352,8 @@ Csr<T, I> generate(const GenSpec& spec) {
       return gen::mixed<T, I>(n, seeds);
   }
   throw InternalError("generate: unhandled generator");
+} catch (...) {
+  detail::rethrow_allocation_failure("generate");
 }
 
 // ---- batches -------------------------------------------------------------------
@@ -404,7 +407,7 @@ Csr<T, I> batch_member(std::int64_t rows, int kind, double degree, gen::Seeds se
 }  // namespace
 
 template <Value T, Index I>
-std::vector<Csr<T, I>> generate_batch(const BatchSpec& spec) {
+std::vector<Csr<T, I>> generate_batch(const BatchSpec& spec) try {
   validate(spec);
   detail::checked_index<I>(spec.max_rows, "max_rows");
   constexpr int kKinds = 5;
@@ -413,7 +416,7 @@ std::vector<Csr<T, I>> generate_batch(const BatchSpec& spec) {
   const std::int64_t uniform_rows = once.between(spec.min_rows, spec.max_rows);
   const int uniform_kind = static_cast<int>(once.below(kKinds));
   const std::uint64_t uniform_structure = once.next();
-  gen::FirstError err;
+  detail::FirstError err;
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t k = 0; k < spec.count; ++k)
     err.run([&] {
@@ -430,6 +433,8 @@ std::vector<Csr<T, I>> generate_batch(const BatchSpec& spec) {
     });
   err.rethrow();
   return out;
+} catch (...) {
+  detail::rethrow_allocation_failure("generate_batch");
 }
 
 #define SPX_INST(T, I)                               \

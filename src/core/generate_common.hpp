@@ -7,11 +7,10 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <exception>
 #include <limits>
-#include <mutex>
 #include <vector>
 
+#include "common/first_error.hpp"
 #include "core/checked.hpp"
 #include "spx/generate.hpp"
 
@@ -265,30 +264,6 @@ inline void sort_unique(std::vector<std::int64_t>& out, std::size_t from = 0) {
   out.erase(std::unique(out.begin() + from, out.end()), out.end());
 }
 
-// ---- parallel error capture --------------------------------------------------
-
-/// Keeps the first exception thrown inside an OpenMP region, to rethrow after
-/// it (exceptions must not cross the region boundary).
-class FirstError {
- public:
-  template <class F>
-  void run(F&& f) noexcept {
-    try {
-      f();
-    } catch (...) {
-      std::lock_guard lock(mutex_);
-      if (!error_) error_ = std::current_exception();
-    }
-  }
-  void rethrow() const {
-    if (error_) std::rethrow_exception(error_);
-  }
-
- private:
-  std::mutex mutex_;
-  std::exception_ptr error_;
-};
-
 // ---- the CSR builder ---------------------------------------------------------
 
 /// Below this many rows (or edges) loops run on the calling thread: a thread
@@ -300,7 +275,7 @@ inline constexpr std::int64_t kParallelRows = 4096;
 /// call. The first exception of any call is rethrown.
 template <class F>
 void for_each_source_row(std::int64_t rows, F&& f) {
-  FirstError err;
+  detail::FirstError err;
 #pragma omp parallel if (rows >= kParallelRows)
   {
     std::vector<std::int64_t> buf;

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include "common/first_error.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
 #include "spx/convert.hpp"
@@ -116,12 +117,15 @@ void write_blocks(Sink& sink, std::int64_t n,
   std::vector<std::string> text(static_cast<std::size_t>(batch));
   for (std::int64_t b0 = 0; b0 * kBlock < n; b0 += batch) {
     const std::int64_t b1 = std::min(b0 + batch, (n + kBlock - 1) / kBlock);
+    detail::FirstError err;  // a block's text may fail to grow
 #pragma omp parallel for schedule(dynamic, 1) if (b1 - b0 > 1)
-    for (std::int64_t b = b0; b < b1; ++b) {
-      auto& out = text[static_cast<std::size_t>(b - b0)];
-      out.clear();
-      block(b * kBlock, std::min(n, (b + 1) * kBlock), out);
-    }
+    for (std::int64_t b = b0; b < b1; ++b)
+      err.run([&] {
+        auto& out = text[static_cast<std::size_t>(b - b0)];
+        out.clear();
+        block(b * kBlock, std::min(n, (b + 1) * kBlock), out);
+      });
+    err.rethrow();
     for (std::int64_t b = b0; b < b1; ++b)
       sink.put(text[static_cast<std::size_t>(b - b0)]);
   }

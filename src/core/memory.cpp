@@ -3,10 +3,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "core/backend.hpp"
+#include "core/out_of_memory.hpp"
 #include "spx/core/array.hpp"
 
 namespace spx {
@@ -34,9 +37,36 @@ void* allocate(std::size_t bytes, Space space) {
   // aligned_alloc wants a multiple of the alignment.
   const std::size_t rounded = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
   void* p = rounded >= bytes ? std::aligned_alloc(kHostAlignment, rounded) : nullptr;
-  if (p == nullptr)
-    throw OutOfMemory(fmt::format("host allocation of {} bytes failed", bytes), bytes);
+  if (p == nullptr) host_allocation_failed(bytes);
   return p;
+}
+
+void host_allocation_failed(std::size_t bytes) {
+  throw OutOfMemory(fmt::format("host allocation of {} bytes failed", bytes), bytes);
+}
+
+void host_copy_failed(std::size_t bytes) {
+  throw OutOfMemory(fmt::format("host copy of {} bytes failed", bytes), bytes);
+}
+
+void rethrow_allocation_failure(std::string_view op) {
+  try {
+    throw;
+  } catch (const OutOfMemory& e) {
+    const std::string_view what = e.what();
+    if (what.starts_with(op) && what.substr(op.size()).starts_with(": ")) throw;
+    throw OutOfMemory(fmt::format("{}: {}", op, what), e.bytes());
+  } catch (const std::bad_alloc& e) {
+    throw OutOfMemory(fmt::format("{}: out of host memory: an allocation failed ({}; the C++ "
+                                  "allocator does not report the size asked for)",
+                                  op, e.what()),
+                      0);
+  } catch (const std::length_error& e) {
+    throw OutOfMemory(fmt::format("{}: out of host memory: a container was asked for more "
+                                  "elements than it can hold ({})",
+                                  op, e.what()),
+                      0);
+  }
 }
 
 void deallocate(void* p, Space space) noexcept {

@@ -2,10 +2,12 @@
 // pipeline (src/core/dispatch.hpp).
 #include "spx/ops.hpp"
 
+#include <cstdint>
 #include <type_traits>
 
 #include <fmt/format.h>
 
+#include "core/checked.hpp"
 #include "core/dispatch.hpp"
 #include "core/instantiate.hpp"
 #include "spx/batch/ops.hpp"
@@ -22,6 +24,19 @@ void check_no_overlap(std::string_view op, std::string_view a_name, const void* 
         "{}: {} [{:#x}, {:#x}) and {} [{:#x}, {:#x}) overlap in memory; the output must not "
         "share memory with an input",
         op, a_name, a0, a0 + a_bytes, b_name, b0, b0 + b_bytes));
+}
+
+std::size_t operand_bytes(std::string_view op, std::string_view name, const void* data,
+                          std::int64_t elements, std::size_t element_bytes) {
+  const std::int64_t bytes =
+      checked_arithmetic<InvalidInput>('*', elements, static_cast<std::int64_t>(element_bytes),
+                                       fmt::format("{}: ", op), fmt::format("bytes of {}", name));
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  if (bytes > 0 && static_cast<std::uintptr_t>(bytes) > UINTPTR_MAX - begin)
+    throw InvalidInput(fmt::format(
+        "{}: {} ({} elements, {} bytes from {:#x}) runs past the end of the address space", op,
+        name, elements, bytes, begin));
+  return static_cast<std::size_t>(bytes);
 }
 
 namespace {
@@ -74,12 +89,13 @@ struct VectorCall : CallBase<T, I> {
 /// checked by the caller, whose message names the shapes), then the pipeline.
 template <class Call>
 RunInfo dispatch_vector(const Call& call, Space space, Algorithm requested) {
-  const auto bytes = [](const auto& v) {
-    return static_cast<std::size_t>(v.size) * sizeof(*v.data);
-  };
   check_vector(Call::name, "x", call.x.data, call.x.size, call.x.space, space);
   check_vector(Call::name, "y", call.y.data, call.y.size, call.y.space, space);
-  check_no_overlap(Call::name, "x", call.x.data, bytes(call.x), "y", call.y.data, bytes(call.y));
+  const auto bytes = [](std::string_view name, const auto& v) {
+    return operand_bytes(Call::name, name, v.data, v.size, sizeof(*v.data));
+  };
+  check_no_overlap(Call::name, "x", call.x.data, bytes("x", call.x), "y", call.y.data,
+                   bytes("y", call.y));
   return dispatch(call, requested);
 }
 

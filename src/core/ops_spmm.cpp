@@ -14,19 +14,19 @@ std::string_view layout_name(Layout l) {
   return l == Layout::RowMajor ? "row-major" : "column-major";
 }
 
-/// Elements from the first to one past the last element of `v` (0 when empty),
-/// and its size in bytes; throws InvalidInput when either overflows.
+/// Bytes from the first to one past the last element of `v` (0 when empty);
+/// throws InvalidInput when the extent overflows or runs past the end of the
+/// address space.
 template <class T>
-std::int64_t extent(const DenseView<T>& v, std::string_view name) {
+std::size_t extent_bytes(const DenseView<T>& v, std::string_view name) {
   if (v.rows == 0 || v.cols == 0) return 0;
   const bool row_major = v.layout == Layout::RowMajor;
   const std::int64_t outer = row_major ? v.rows : v.cols;
   const std::int64_t inner = row_major ? v.cols : v.rows;
   const std::string what = fmt::format("extent of {}", name);
-  const std::int64_t elements = checked_add(checked_mul(outer - 1, v.ld, what), inner, what);
-  (void)checked_mul(elements, static_cast<std::int64_t>(sizeof(T)),
-                    fmt::format("bytes of {}", name));
-  return elements;
+  const auto mul = checked_arithmetic<InvalidInput>('*', outer - 1, v.ld, "spmm: ", what);
+  const std::int64_t elements = checked_arithmetic<InvalidInput>('+', mul, inner, "spmm: ", what);
+  return operand_bytes("spmm", name, v.data, elements, sizeof(T));
 }
 
 /// Shape, leading dimension, space and pointer of one dense operand.
@@ -45,7 +45,7 @@ void check_dense(const DenseView<T>& v, std::string_view name, Space space) {
   if (v.rows > 0 && v.cols > 0 && v.data == nullptr)
     throw InvalidInput(
         fmt::format("spmm: {} ({}x{}) has a null data pointer", name, v.rows, v.cols));
-  (void)extent(v, name);  // throws when the extent overflows
+  (void)extent_bytes(v, name);  // throws when the extent overflows
 }
 
 template <Value T, Index I>
@@ -87,8 +87,7 @@ RunInfo spmm(T alpha, MatrixRef<T, I> A, DenseView<const T> B, T beta, DenseView
         m, k, to_string(format), B.rows, B.cols, C.rows, C.cols, k, m));
   check_dense(B, "B", space);
   check_dense(C, "C", space);
-  check_no_overlap("spmm", "B", B.data, static_cast<std::size_t>(extent(B, "B")) * sizeof(T), "C",
-                   C.data, static_cast<std::size_t>(extent(C, "C")) * sizeof(T));
+  check_no_overlap("spmm", "B", B.data, extent_bytes(B, "B"), "C", C.data, extent_bytes(C, "C"));
   const SpmmCall<T, I> call{{format, backend, Registry<T, I>::instance(), alpha, beta,
                              nnz_of<T, I>(A), ExecContext{options.stream}},
                             A,

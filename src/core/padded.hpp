@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/checked.hpp"
+#include "core/out_of_memory.hpp"
 #include "core/padded_size.hpp"
 #include "core/validate.hpp"
 #include "spx/convert.hpp"
@@ -179,7 +180,7 @@ template <Value T, Index I, class ForEachEntry>
 Csr<T, I> csr_from_rows(I rows, I cols, std::string_view format, std::int64_t work,
                         ForEachEntry&& for_each_entry) {
   const std::int64_t m = rows;
-  std::vector<std::int64_t> count(static_cast<std::size_t>(m) + 1, 0);
+  HostVector<std::int64_t> count(static_cast<std::size_t>(m) + 1, 0);
 #pragma omp parallel for schedule(dynamic, 1024) if (work > kParallelWork)
   for (std::int64_t i = 0; i < m; ++i) {
     std::int64_t c = 0;
@@ -189,7 +190,7 @@ Csr<T, I> csr_from_rows(I rows, I cols, std::string_view format, std::int64_t wo
   for (std::int64_t i = 0; i < m; ++i)
     count[i + 1] += count[i];
   checked_index<I>(count[m], fmt::format("{} to CSR: number of entries", format));
-  std::vector<I> row_ptr(count.begin(), count.end());  // every count ≤ count[m] fits I
+  HostVector<I> row_ptr(count.begin(), count.end());  // every count ≤ count[m] fits I
   Array<I> col(static_cast<std::size_t>(count[m]));
   Array<T> val(static_cast<std::size_t>(count[m]));
 #pragma omp parallel for schedule(dynamic, 1024) if (work > kParallelWork)

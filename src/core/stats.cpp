@@ -1,17 +1,118 @@
-// MatrixStats from a host CSR matrix.
+// MatrixStats from a host CSR matrix. Memory: O(rows + nnz), never O(cols)
+// (a 1 × 2e9 matrix with two entries analyses at once): the counts of
+// occupied diagonals and of aligned blocks use a map over the columns only
+// where it costs no more than a few bytes per nonzero, and otherwise sort the
+// keys of the nonzeros. Both paths give the same numbers.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
+#include <omp.h>
+
+#include "common/first_error.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
 #include "spx/analysis.hpp"
 
 namespace spx {
+namespace {
+
+/// How many maps of `entries` slots (up to 8 bytes each) fit a budget of 8
+/// bytes per nonzero and row plus 64 Ki slots, so that statistics stay
+/// proportional to the matrix (0 when not even one fits).
+std::int64_t maps_that_fit(std::int64_t entries, std::int64_t nnz, std::int64_t rows) {
+  const std::int64_t budget = nnz + rows + (std::int64_t{1} << 16);
+  return budget / std::max<std::int64_t>(entries, 1);
+}
+
+/// The number of distinct values in `keys` (sorted in place).
+std::int64_t count_distinct(detail::HostVector<std::int64_t>& keys) {
+  std::sort(keys.begin(), keys.end());
+  return static_cast<std::int64_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+}
+
+/// Occupied diagonals: distinct col − row over the nonzeros.
+template <Index I>
+std::int64_t count_diagonals(const I* ptr, const I* col, std::int64_t m, std::int64_t n,
+                             std::int64_t nnz) {
+  if (nnz == 0) return 0;
+  if (maps_that_fit(m + n, nnz, m) >= 1) {
+    // A byte per diagonal: mark j − i + (rows − 1).
+    detail::HostVector<std::atomic<std::uint8_t>> mark(static_cast<std::size_t>(m + n));
+#pragma omp parallel for schedule(static, 4096)
+    for (std::int64_t r = 0; r < m; ++r)
+      for (I k = ptr[r]; k < ptr[r + 1]; ++k)
+        mark[col[k] - r + (m - 1)].store(1, std::memory_order_relaxed);
+    std::int64_t diags = 0;
+#pragma omp parallel for reduction(+ : diags)
+    for (std::int64_t d = 0; d < static_cast<std::int64_t>(mark.size()); ++d)
+      diags += mark[d].load(std::memory_order_relaxed);
+    return diags;
+  }
+  // Few nonzeros for the shape: sort their diagonals.
+  detail::HostVector<std::int64_t> diag(static_cast<std::size_t>(nnz));
+#pragma omp parallel for schedule(static, 4096)
+  for (std::int64_t r = 0; r < m; ++r)
+    for (I k = ptr[r]; k < ptr[r + 1]; ++k)
+      diag[k] = std::int64_t{col[k]} - r;
+  return count_distinct(diag);
+}
+
+/// Aligned b×b blocks holding at least one entry: distinct block columns per
+/// block row, summed.
+template <Index I>
+std::int64_t count_blocks(const I* ptr, const I* col, std::int64_t m, std::int64_t n,
+                          std::int64_t nnz, int b) {
+  const std::int64_t block_rows = (m + b - 1) / b;
+  const std::int64_t block_cols = (n + b - 1) / b;
+  // A stamp array per thread where at least 8 threads (or all) can have
+  // one, on as many threads as fit; else sorting on every thread.
+  const std::int64_t threads = omp_get_max_threads();
+  const std::int64_t fit = maps_that_fit(block_cols, nnz, m);
+  const bool stamps = fit >= std::min<std::int64_t>(threads, 8);
+  const int team = static_cast<int>(stamps ? std::min(threads, fit) : threads);
+  std::int64_t blocks = 0;
+  detail::FirstError err;
+#pragma omp parallel num_threads(team) reduction(+ : blocks)
+  {
+    // Per thread: a stamp per block column (stamp = block row, so no
+    // clearing), or the block columns of one block row, sorted.
+    detail::HostVector<std::int64_t> stamp, keys;
+    if (stamps) err.run([&] { stamp.assign(static_cast<std::size_t>(block_cols), -1); });
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t br = 0; br < block_rows; ++br)
+      err.run([&] {
+        const std::int64_t r0 = br * b, r_end = std::min<std::int64_t>(m, r0 + b);
+        if (stamps) {
+          for (std::int64_t r = r0; r < r_end; ++r)
+            for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
+              const std::int64_t bc = col[k] / b;
+              if (stamp[bc] != br) {
+                stamp[bc] = br;
+                ++blocks;
+              }
+            }
+        } else {
+          keys.clear();
+          for (std::int64_t r = r0; r < r_end; ++r)
+            for (I k = ptr[r]; k < ptr[r + 1]; ++k)
+              keys.push_back(col[k] / b);
+          blocks += count_distinct(keys);
+        }
+      });
+  }
+  err.rethrow();
+  return blocks;
+}
+
+}  // namespace
 
 template <Value T, Index I>
-MatrixStats analyze(const Csr<T, I>& A) {
+MatrixStats analyze(const Csr<T, I>& A) try {
   detail::require_host(A.space(), "analyze");
   MatrixStats s;
   s.rows = A.rows();
@@ -49,47 +150,17 @@ MatrixStats analyze(const Csr<T, I>& A) {
   s.lower_bandwidth = lower;
   s.upper_bandwidth = upper;
   s.bandwidth = s.nnz > 0 ? lower + upper + 1 : 0;
+  s.diagonals = count_diagonals(ptr, col, m, s.cols, s.nnz);
 
-  // Occupied diagonals: mark j − i + (rows − 1) in a byte map.
-  if (s.nnz > 0) {
-    std::vector<std::atomic<std::uint8_t>> mark(static_cast<std::size_t>(s.rows + s.cols));
-#pragma omp parallel for schedule(static, 4096)
-    for (std::int64_t r = 0; r < m; ++r)
-      for (I k = ptr[r]; k < ptr[r + 1]; ++k)
-        mark[col[k] - r + (m - 1)].store(1, std::memory_order_relaxed);
-    std::int64_t diags = 0;
-#pragma omp parallel for reduction(+ : diags)
-    for (std::int64_t d = 0; d < static_cast<std::int64_t>(mark.size()); ++d)
-      diags += mark[d].load(std::memory_order_relaxed);
-    s.diagonals = diags;
-  }
-
-  // Fill of aligned b×b blocks: count distinct block columns per block row,
-  // with a per-thread stamp array (stamp = block row + 1, so no clearing).
+  // Fill of aligned b×b blocks.
   for (int b = 2; b <= 8; ++b) {
-    const std::int64_t block_rows = (m + b - 1) / b;
-    const std::int64_t block_cols = (s.cols + b - 1) / b;
-    std::int64_t blocks = 0;
-#pragma omp parallel reduction(+ : blocks)
-    {
-      std::vector<std::int64_t> stamp(static_cast<std::size_t>(block_cols), -1);
-#pragma omp for schedule(dynamic, 256)
-      for (std::int64_t br = 0; br < block_rows; ++br) {
-        const std::int64_t r_end = std::min<std::int64_t>(m, (br + 1) * b);
-        for (std::int64_t r = br * b; r < r_end; ++r)
-          for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
-            const std::int64_t bc = col[k] / b;
-            if (stamp[bc] != br) {
-              stamp[bc] = br;
-              ++blocks;
-            }
-          }
-      }
-    }
+    const std::int64_t blocks = count_blocks(ptr, col, m, s.cols, s.nnz, b);
     s.block_fill[b - 2] =
         blocks > 0 ? static_cast<double>(s.nnz) / (static_cast<double>(blocks) * b * b) : 0.0;
   }
   return s;
+} catch (...) {
+  detail::rethrow_allocation_failure("analyze");
 }
 
 #define SPX_INST(T, I) template MatrixStats analyze(const Csr<T, I>&);

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "spx/core/array.hpp"
 #include "spx/core/enums.hpp"
 #include "spx/core/error.hpp"
 #include "spx/core/types.hpp"
@@ -24,6 +25,15 @@ inline std::string format_label(Format f) {
   for (char& c : s)
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
+}
+
+/// The elements of `a` readable on the host: its own memory for a host
+/// array, else a copy made in `copy` (so validation doubles no host array).
+template <class U>
+const U* host_data(const Array<U>& a, std::vector<U>& copy) {
+  if (a.space() == Space::Host) return a.data();
+  copy = a.to_vector();
+  return copy.data();
 }
 
 /// Throws InvalidInput unless `value` >= `min`: "{where}: {name} = {value}

@@ -3,8 +3,10 @@
 // magnitude: static shares would leave threads idle). Each matrix is
 // multiplied by one thread, rows in order, so results are reproducible.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
+#include "common/first_error.hpp"
 #include "core/instantiate.hpp"
 #include "cpu/batch_kernels.hpp"
 #include "cpu/common.hpp"
@@ -42,14 +44,19 @@ void for_each_matrix(const Batch& A, MakeBody&& make_body) {
   const std::int64_t* col_off = A.col_offsets().data();
   const std::int64_t* val_off = A.value_offsets().data();
   const int chunk = chunk_for(count);
+  detail::FirstError err;  // make_body may allocate scratch
 #pragma omp parallel num_threads(batch_threads(count, A.nnz()))
   {
-    auto body = make_body();
+    std::optional<decltype(make_body())> body;
+    err.run([&] { body.emplace(make_body()); });
 #pragma omp for schedule(dynamic, chunk)
     for (std::int64_t b = 0; b < count; ++b)
-      body(Slice{b, row_off[b], row_off[b + 1] - row_off[b], col_off[b], val_off[b],
-                 val_off[b + 1]});
+      err.run([&] {
+        (*body)(Slice{b, row_off[b], row_off[b + 1] - row_off[b], col_off[b], val_off[b],
+                      val_off[b + 1]});
+      });
   }
+  err.rethrow();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/first_error.hpp"
 #include "core/instantiate.hpp"
 #include "cpu/common.hpp"
 #include "cpu/kernels.hpp"
@@ -21,11 +22,14 @@ void spmv_hdi_rows(T alpha, const Hdi<T, I>& A, const T* x, T beta, T* y, const 
   // Hand out about 1024 rows at a time.
   const int chunk = static_cast<int>(std::max<std::int64_t>(1, 1024 / H));
 
+  detail::FirstError err;  // a thread's accumulator may fail to allocate
 #pragma omp parallel num_threads(threads)
   {
-    std::vector<T> acc(static_cast<std::size_t>(std::min(H, m)));
+    std::vector<T> acc;
+    err.run([&] { acc.resize(static_cast<std::size_t>(std::min(H, m))); });
 #pragma omp for schedule(dynamic, chunk)
     for (std::int64_t h = 0; h < nh; ++h) {
+      if (err.failed()) continue;
       const std::int64_t r0 = h * H, hr = std::min(H, m - r0);
       T* a = acc.data();
       std::fill(a, a + hr, T{0});
@@ -44,6 +48,7 @@ void spmv_hdi_rows(T alpha, const Hdi<T, I>& A, const T* x, T beta, T* y, const 
         axpby_store(y, r0 + r, alpha, a[r], beta);
     }
   }
+  err.rethrow();
 }
 
 #define SPX_INST(T, I) \

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/first_error.hpp"
 #include "core/instantiate.hpp"
 #include "cpu/common.hpp"
 #include "cpu/spmm_kernels.hpp"
@@ -31,8 +32,9 @@ void spmm_coo_segments(T alpha, const Coo<T, I>& A, DenseView<const T> Bv, T bet
       ++b;
     bound[t] = b;
   }
+  detail::FirstError err;  // a thread's accumulator may fail to allocate
 #pragma omp parallel num_threads(threads)
-  {
+  err.run([&] {
     const int t = omp_get_thread_num();
     std::vector<T> acc(n);
     // Consume the share row by row: its rows are ours alone.
@@ -43,7 +45,8 @@ void spmm_coo_segments(T alpha, const Coo<T, I>& A, DenseView<const T> Bv, T bet
         axpy_row(n, val[k], B.row(col[k]), B.cs, acc.data());
       add_row(C, r, n, alpha, acc.data());
     }
-  }
+  });
+  err.rethrow();
 }
 
 template <Value T, Index I>

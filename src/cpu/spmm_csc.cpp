@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/first_error.hpp"
 #include "core/instantiate.hpp"
 #include "cpu/common.hpp"
 #include "cpu/spmm_kernels.hpp"
@@ -49,11 +50,14 @@ void spmm_csc_private(T alpha, const Csc<T, I>& A, DenseView<const T> Bv, T beta
         axpy_row(n, val[q], B.row(c), B.cs, mine + static_cast<std::int64_t>(row[q]) * n);
   }
   // Sum the copies in thread order and combine with beta*C.
+  detail::FirstError err;  // a thread's row sum may fail to allocate
 #pragma omp parallel num_threads(threads)
   {
-    std::vector<T> sum(n);
+    std::vector<T> sum;
+    err.run([&] { sum.resize(static_cast<std::size_t>(n)); });
 #pragma omp for schedule(static)
     for (std::int64_t i = 0; i < m; ++i) {
+      if (err.failed()) continue;
       std::fill(sum.begin(), sum.end(), T{0});
       for (int t = 0; t < threads; ++t) {
         const T* part = acc.data() + (static_cast<std::size_t>(t) * m + i) * n;
@@ -63,6 +67,7 @@ void spmm_csc_private(T alpha, const Csc<T, I>& A, DenseView<const T> Bv, T beta
       store_tile(C, i, 0, n, alpha, sum.data(), beta);
     }
   }
+  err.rethrow();
 }
 
 template <Value T, Index I>

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/first_error.hpp"
 #include "core/instantiate.hpp"
 #include "cpu/common.hpp"
 #include "cpu/spmm_kernels.hpp"
@@ -31,8 +32,9 @@ void spmm_csr_merge(T alpha, const Csr<T, I>& A, DenseView<const T> Bv, T beta, 
   std::vector<std::int64_t> carry_row(threads, m);
   std::vector<T> carry(static_cast<std::size_t>(threads) * n, T{0});
 
+  detail::FirstError err;  // a thread's accumulator may fail to allocate
 #pragma omp parallel num_threads(threads)
-  {
+  err.run([&] {
     const int t = omp_get_thread_num();
     const MergeCoord begin = merge_coord(std::min(total, t * share), ptr, m, nnz);
     const MergeCoord end = merge_coord(std::min(total, (t + 1) * share), ptr, m, nnz);
@@ -51,7 +53,8 @@ void spmm_csr_merge(T alpha, const Csr<T, I>& A, DenseView<const T> Bv, T beta, 
     for (; k < end.nz; ++k)
       axpy_row(n, val[k], B.row(col[k]), B.cs, out);
     carry_row[t] = end.row;
-  }
+  });
+  err.rethrow();
   // Fix up carry-outs, in thread order (deterministic).
   for (int t = 0; t < threads; ++t)
     if (carry_row[t] < m)

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -33,16 +34,26 @@ void* allocate(std::size_t bytes, Space space);
 void deallocate(void* p, Space space) noexcept;
 /// Copies `bytes` between any two spaces; synchronous.
 void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes);
+/// Throws OutOfMemory for a host copy of `bytes` bytes that could not be
+/// allocated (Array::to_vector).
+[[noreturn]] void host_copy_failed(std::size_t bytes);
 
 /// Throws InvalidInput, naming `what`, unless `data` can hold a view of `n`
-/// elements of alignment `align`: not null when n > 0, and aligned.
-inline void check_view(std::string_view what, const void* data, std::size_t n, std::size_t align) {
+/// elements of `size` bytes and alignment `align`: not null when n > 0,
+/// aligned, and not running past the end of the address space.
+inline void check_view(std::string_view what, const void* data, std::size_t n, std::size_t size,
+                       std::size_t align) {
   if (data == nullptr && n > 0)
     throw InvalidInput(std::string(what) + ": null pointer with " + std::to_string(n) +
                        " elements");
-  if (reinterpret_cast<std::uintptr_t>(data) % align != 0)
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  if (begin % align != 0)
     throw InvalidInput(std::string(what) + ": pointer not aligned to " + std::to_string(align) +
                        " bytes, the alignment of its element type");
+  if (n > (std::numeric_limits<std::uintptr_t>::max() - begin) / size)
+    throw InvalidInput(std::string(what) + ": " + std::to_string(n) + " elements of " +
+                       std::to_string(size) + " bytes from address " + std::to_string(begin) +
+                       " run past the end of the address space");
 }
 }  // namespace detail
 
@@ -96,7 +107,7 @@ class Array {
   /// no copy, and SpX never frees it. Throws InvalidInput for a null `data`
   /// with n > 0 or a pointer not aligned for T.
   static Array view(T* data, std::size_t n, Space space = Space::Host) {
-    detail::check_view("Array::view", data, n, alignof(T));
+    detail::check_view("Array::view", data, n, sizeof(T), alignof(T));
     Array a;
     a.data_ = data;
     a.size_ = n;
@@ -150,7 +161,12 @@ class Array {
   Array clone() const { return to(space_); }
   /// Copy to a host std::vector, from either space.
   std::vector<T> to_vector() const {
-    std::vector<T> v(size_);
+    std::vector<T> v;
+    try {
+      v.resize(size_);
+    } catch (const std::bad_alloc&) {
+      detail::host_copy_failed(bytes());
+    }
     if (size_ > 0) detail::copy_bytes(v.data(), Space::Host, data_, space_, bytes());
     return v;
   }

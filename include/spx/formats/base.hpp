@@ -78,7 +78,8 @@ class FormatBase {
 template <class T>
 Array<T> view_of(std::string_view format, std::string_view name, std::span<const T> a,
                  Space space) {
-  check_view(std::string(format) + " view: " + std::string(name), a.data(), a.size(), alignof(T));
+  check_view(std::string(format) + " view: " + std::string(name), a.data(), a.size(), sizeof(T),
+             alignof(T));
   return Array<T>::view(const_cast<T*>(a.data()), a.size(), space);
 }
 
