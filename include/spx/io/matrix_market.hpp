@@ -29,8 +29,13 @@
 // - `array` files: the column-major values of the full matrix (general) or of
 //   the lower triangle (symmetric: with the diagonal; skew: without); zero
 //   values are not stored in the resulting sparse matrix;
-// - values are parsed with std::from_chars (a leading '+' is accepted); with
-//   `finite_only`, NaN, Inf and values out of the range of T are errors.
+// - values are parsed correctly rounded (fast_float when SpX was built with
+//   it, else std::from_chars; a leading '+' is accepted); with
+//   `finite_only`, NaN, Inf and values out of the range of T are errors;
+// - line 1 holding a carriage return followed by text (CR-only line endings)
+//   and a UTF-8 byte order mark are errors that say so;
+// - the header (banner, then size line) is checked as soon as it is read,
+//   before the rest of the file is read or inflated.
 #pragma once
 
 #include <cstddef>
@@ -93,7 +98,8 @@ std::string_view to_string(MmSymmetry s) noexcept;
 MmHeader read_header(const std::filesystem::path& file);
 
 /// Reads a file (`.gz` decompressed on the fly) into COO, entries in file
-/// order (symmetric mirrors appended). `header`, when given, receives the header.
+/// order (symmetric mirrors appended; the copy above the diagonal of a pair
+/// stored in both triangles left out). `header`, when given, receives the header.
 template <Value T, Index I>
 Coo<T, I> read_coo(const std::filesystem::path& file, const MmReadOptions& options = {},
                    MmHeader* header = nullptr);
