@@ -12,10 +12,14 @@
 #include <limits>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
 #include <omp.h>
+#if SPX_HAVE_FAST_FLOAT
+#include <fast_float/fast_float.h>
+#endif
 
 #include "core/instantiate.hpp"
 #include "core/matrix_market_text.hpp"
@@ -146,12 +150,19 @@ std::int64_t eof_line(std::string_view text) {
   return static_cast<std::int64_t>(newlines) + 1;
 }
 
-Header parse_header(std::string_view text, std::string_view name, std::int64_t index_max,
-                    std::string_view index_type) {
-  Header out;
-  LineReader lr{text};
-  std::string_view line;
-  if (!lr.next(line)) fail(name, 1, fmt::format("empty file: expected the banner {}", kBannerHelp));
+void parse_banner(std::string_view line, std::string_view name, MmHeader& h) {
+  // A carriage return inside line 1 (not only at its end, as in CRLF files):
+  // the lines end with CR alone, and the whole file reads as one line.
+  const auto cr = line.find('\r');
+  if (cr != std::string_view::npos &&
+      skip_blank(line.data() + cr, line.data() + line.size()) != line.data() + line.size())
+    fail(name, 1,
+         "the lines end with a carriage return (CR) alone (old Mac OS line endings): a Matrix "
+         "Market file needs LF or CRLF line endings (convert with: tr '\\r' '\\n')");
+  if (line.substr(0, 3) == "\xEF\xBB\xBF")
+    fail(name, 1,
+         "the file starts with a UTF-8 byte order mark (BOM, bytes EF BB BF) before the banner: "
+         "save it without the BOM");
   const auto tok = tokens(line);
   if (tok.empty() || tok[0] != "%%MatrixMarket")
     fail(name, 1,
@@ -164,7 +175,6 @@ Header parse_header(std::string_view text, std::string_view name, std::int64_t i
   if (!iequals(tok[1], "matrix"))
     fail(name, 1,
          fmt::format("unsupported object {} in the banner (expected 'matrix')", quote(tok[1])));
-  MmHeader& h = out.header;
   h.coordinate = banner_word(name, tok[2], "format", kLayoutWords);
   h.field = banner_word(name, tok[3], "field", kFieldWords);
   h.symmetry = banner_word(name, tok[4], "symmetry", kSymmetryWords);
@@ -176,6 +186,20 @@ Header parse_header(std::string_view text, std::string_view name, std::int64_t i
     fail(name, 1, "the field 'pattern' is only valid in coordinate files, not in array files");
   if (h.field == MmField::Pattern && h.symmetry == MmSymmetry::SkewSymmetric)
     fail(name, 1, "a pattern file cannot be skew-symmetric (it has no values to negate)");
+}
+
+bool is_size_line(std::string_view line) {
+  return !skippable(line);
+}
+
+Header parse_header(std::string_view text, std::string_view name, std::int64_t index_max,
+                    std::string_view index_type) {
+  Header out;
+  LineReader lr{text};
+  std::string_view line;
+  if (!lr.next(line)) fail(name, 1, fmt::format("empty file: expected the banner {}", kBannerHelp));
+  MmHeader& h = out.header;
+  parse_banner(line, name, h);
 
   // Comments and blank lines, then the size line.
   bool found = false;
@@ -264,6 +288,7 @@ struct Chunk {
   std::int64_t lines = 0;   // lines started in this chunk
   std::int64_t entries = 0;
   std::int64_t off_diagonal = 0;
+  std::int64_t upper = 0;  // entries stored above the diagonal (symmetric files)
   bool failed = false;
   std::int64_t error_line = 0;  // 0-based, within the chunk
   std::string error;
@@ -273,7 +298,7 @@ struct Chunk {
 struct Context {
   MmHeader h;
   bool finite_only = true;
-  bool expand = true;
+  bool lower_only = false;
 };
 
 /// Parses an integer index token in [1, bound]; returns the 0-based index.
@@ -388,6 +413,74 @@ void for_each_data_line(Chunk<T, I>& ch, Entry&& entry) {
   }
 }
 
+/// The fast reading of the common entry line: unsigned indices of at most 18
+/// digits, a value that std::from_chars (fast_float when found) reads whole
+/// and finite, separated by spaces or tabs, ending in '\n', "\r\n" or the
+/// end of the chunk. Anything else returns false, and the line is read again
+/// by the strict reader, which accepts it the same or names the problem.
+/// On success `q` is past the line.
+constexpr bool is_digit(char c) noexcept {
+  return static_cast<unsigned char>(c - '0') < 10;
+}
+inline bool fast_digits(const char*& q, const char* e, std::int64_t& out) noexcept {
+  const char* s = q;
+  std::uint64_t v = 0;  // unsigned: wraps (defined) on long tokens, refused below
+  while (q < e && is_digit(*q))
+    v = 10 * v + static_cast<unsigned>(*q++ - '0');
+  if (q == s || q - s > 18) return false;
+  out = static_cast<std::int64_t>(v);
+  return true;
+}
+inline bool fast_index(const char*& q, const char* e, std::int64_t bound,
+                       std::int64_t& out) noexcept {
+  if (!fast_digits(q, e, out) || out < 1 || out > bound) return false;
+  --out;
+  return true;
+}
+inline bool fast_gap(const char*& q, const char* e) noexcept {
+  if (q == e || (*q != ' ' && *q != '\t')) return false;
+  do
+    ++q;
+  while (q < e && (*q == ' ' || *q == '\t'));
+  return true;
+}
+template <Value T>
+std::from_chars_result parse_real(const char* b, const char* e, T& v) noexcept {
+#if SPX_HAVE_FAST_FLOAT
+  const auto r = fast_float::from_chars(b, e, v);
+  return {r.ptr, r.ec};
+#else
+  return std::from_chars(b, e, v, std::chars_format::general);
+#endif
+}
+template <Value T>
+bool fast_entry(const char*& q, const char* e, const MmHeader& h, std::int64_t& i, std::int64_t& j,
+                T& v) noexcept {
+  while (q < e && (*q == ' ' || *q == '\t'))
+    ++q;
+  if (!fast_index(q, e, h.rows, i) || !fast_gap(q, e) || !fast_index(q, e, h.cols, j)) return false;
+  if (h.field != MmField::Pattern) {
+    if (!fast_gap(q, e)) return false;
+    if (h.field == MmField::Integer) {
+      const bool negative = q < e && *q == '-';
+      q += negative;
+      std::int64_t x = 0;
+      if (!fast_digits(q, e, x)) return false;
+      v = static_cast<T>(negative ? -x : x);
+    } else {
+      const auto [ptr, ec] = parse_real(q, e, v);
+      if (ec != std::errc() || ptr == q || !std::isfinite(v)) return false;
+      q = ptr;
+    }
+  }
+  while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
+    ++q;
+  if (q == e) return true;
+  if (*q != '\n') return false;
+  ++q;
+  return true;
+}
+
 /// Parses one chunk of a coordinate body; stops at the first error.
 template <Value T, Index I>
 void parse_coordinate(Chunk<T, I>& ch, const Context& ctx) {
@@ -398,7 +491,34 @@ void parse_coordinate(Chunk<T, I>& ch, const Context& ctx) {
   ch.row.reserve(lines);
   ch.col.reserve(lines);
   if (values) ch.val.reserve(lines);
-  for_each_data_line(ch, [&](const char* q, const char* eol) {
+  // The symmetry rules, then storage.
+  const auto store = [&](std::int64_t i, std::int64_t j, T v) {
+    if (h.symmetry == MmSymmetry::SkewSymmetric && j == i) {
+      ch.error = fmt::format(
+          "diagonal entry ({}, {}) in a skew-symmetric file (its diagonal is zero and not stored)",
+          i + 1, j + 1);
+      return false;
+    }
+    if (h.symmetry != MmSymmetry::General && j > i) {
+      if (ctx.lower_only) {
+        ch.error = fmt::format(
+            "entry ({}, {}) lies above the diagonal: a {} file stores the {}lower triangle "
+            "(strict reading, MmReadOptions::lower_triangle_only)",
+            i + 1, j + 1, to_string(h.symmetry),
+            h.symmetry == MmSymmetry::SkewSymmetric ? "strict " : "");
+        return false;
+      }
+      ++ch.upper;
+    }
+    ch.row.push_back(static_cast<I>(i));
+    ch.col.push_back(static_cast<I>(j));
+    if (values) ch.val.push_back(v);
+    ++ch.entries;
+    ch.off_diagonal += i != j;
+    return true;
+  };
+  // The strict reading of one line, with its messages.
+  const auto strict = [&](const char* q, const char* eol) {
     std::int64_t i = 0, j = 0;
     T v = T{1};
     if (!parse_index(q, eol, h.rows, "row index", "rows", i, ch.error) ||
@@ -411,30 +531,32 @@ void parse_coordinate(Chunk<T, I>& ch, const Context& ctx) {
                              to_string(h.field), values ? " value" : "");
       return false;
     }
-    if (h.symmetry == MmSymmetry::Symmetric && j > i) {
-      ch.error = fmt::format(
-          "entry ({}, {}) lies above the diagonal: a symmetric file stores the lower triangle",
-          i + 1, j + 1);
-      return false;
+    return store(i, j, v);
+  };
+  const char* p = ch.begin;
+  while (p < ch.end) {
+    std::int64_t i = 0, j = 0;
+    T v = T{1};
+    const char* q = p;
+    bool good;
+    if (fast_entry(q, ch.end, h, i, j, v)) {
+      good = store(i, j, v);
+    } else {  // a comment, a blank line, or anything unusual
+      const char* nl =
+          static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(ch.end - p)));
+      const char* eol = nl ? nl : ch.end;
+      q = skip_blank(p, eol);
+      good = q == eol || *q == '%' || strict(q, eol);
+      q = nl ? nl + 1 : ch.end;
     }
-    if (h.symmetry == MmSymmetry::SkewSymmetric && j >= i) {
-      ch.error = j == i ? fmt::format(
-                              "diagonal entry ({}, {}) in a skew-symmetric file (its diagonal is "
-                              "zero and not stored)",
-                              i + 1, j + 1)
-                        : fmt::format(
-                              "entry ({}, {}) lies above the diagonal: a skew-symmetric file "
-                              "stores the strict lower triangle",
-                              i + 1, j + 1);
-      return false;
+    if (!good) {
+      ch.failed = true;
+      ch.error_line = ch.lines;
+      return;
     }
-    ch.row.push_back(static_cast<I>(i));
-    ch.col.push_back(static_cast<I>(j));
-    if (values) ch.val.push_back(v);
-    ++ch.entries;
-    ch.off_diagonal += i != j;
-    return true;
-  });
+    ++ch.lines;
+    p = q;
+  }
 }
 
 /// Parses one chunk of an array body (one value per line).
@@ -456,16 +578,179 @@ void parse_array(Chunk<T, I>& ch, const Context& ctx) {
   });
 }
 
-/// Line number of the `k`-th (1-based) data line of the body.
-std::int64_t line_of_entry(std::string_view body, std::int64_t body_line, std::int64_t k) {
+/// Line numbers of data lines: `k` holds 0-based entry numbers in increasing
+/// order and receives their line numbers (one pass over the body).
+void lines_of_entries(std::string_view body, std::int64_t body_line, std::vector<std::int64_t>& k) {
   detail::LineReader lr{body};
   std::string_view line;
   std::int64_t seen = 0;
-  while (lr.next(line)) {
+  std::size_t next = 0;
+  while (next < k.size() && lr.next(line)) {
     const char* q = skip_blank(line.data(), line.data() + line.size());
-    if (q != line.data() + line.size() && *q != '%' && ++seen == k) break;
+    if (q == line.data() + line.size() || *q == '%') continue;
+    while (next < k.size() && k[next] == seen)
+      k[next++] = body_line + lr.line - 1;
+    ++seen;
   }
-  return body_line + lr.line - 1;
+}
+
+/// Line number of the `k`-th (1-based) data line of the body.
+std::int64_t line_of_entry(std::string_view body, std::int64_t body_line, std::int64_t k) {
+  std::vector<std::int64_t> one{k - 1};
+  lines_of_entries(body, body_line, one);
+  return one[0];
+}
+
+/// Where a file stores entries in both triangles of a symmetric or
+/// skew-symmetric matrix, finds the pairs stored in both: a pair stored once
+/// in each triangle with equal values (skew: opposite values) is kept once
+/// (its copy above the diagonal is removed from its chunk); different values,
+/// or more than one copy on either side, raise an IoError naming the lines.
+/// Positions are entry numbers in file order (0-based), so the outcome does
+/// not depend on the chunking.
+template <Value T, Index I>
+void resolve_both_triangles(std::vector<Chunk<T, I>>& chunks, const MmHeader& h,
+                            std::string_view body, std::int64_t body_line, std::string_view name) {
+  struct Stored {
+    I row, col;        // the pair as (larger index, smaller index)
+    std::int64_t pos;  // entry number in file order
+    bool operator<(const Stored& o) const {
+      return std::tie(row, col, pos) < std::tie(o.row, o.col, o.pos);
+    }
+  };
+  const auto key_less = [](const Stored& a, const Stored& b) {
+    return std::tie(a.row, a.col) < std::tie(b.row, b.col);
+  };
+  std::vector<std::int64_t> first(chunks.size() + 1, 0);  // first entry number of each chunk
+  for (std::size_t k = 0; k < chunks.size(); ++k)
+    first[k + 1] = first[k] + chunks[k].entries;
+
+  // The copies above the diagonal, sorted by pair.
+  std::vector<Stored> upper;
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const auto& ch = chunks[k];
+    for (std::size_t e = 0; e < ch.row.size(); ++e)
+      if (ch.col[e] > ch.row[e])
+        upper.push_back({ch.col[e], ch.row[e], first[k] + static_cast<std::int64_t>(e)});
+  }
+  std::sort(upper.begin(), upper.end());
+
+  // The copies below the diagonal of those pairs.
+  std::vector<Stored> lower;
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const auto& ch = chunks[k];
+    for (std::size_t e = 0; e < ch.row.size(); ++e) {
+      if (ch.row[e] <= ch.col[e]) continue;
+      const Stored s{ch.row[e], ch.col[e], first[k] + static_cast<std::int64_t>(e)};
+      if (std::binary_search(upper.begin(), upper.end(), s, key_less)) lower.push_back(s);
+    }
+  }
+  if (lower.empty()) return;  // no pair is stored in both triangles
+  std::sort(lower.begin(), lower.end());
+
+  const auto value_at = [&](std::int64_t pos) -> T {
+    if (h.field == MmField::Pattern) return T{1};
+    const auto k = static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), pos) -
+                                            first.begin() - 1);
+    return chunks[k].val[static_cast<std::size_t>(pos - first[k])];
+  };
+  const bool skew = h.symmetry == MmSymmetry::SkewSymmetric;
+  const auto same = [](T a, T b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+
+  // Each pair in both triangles: its copies in file order. The problem
+  // reported is the one whose second copy comes first in the file.
+  std::vector<std::int64_t> drop;
+  std::int64_t bad_at = -1;  // the second copy of the first bad pair
+  std::vector<std::int64_t> bad_copies;
+  std::size_t lo = 0;
+  for (std::size_t a = 0; a < lower.size();) {
+    std::size_t b = a;
+    while (b < lower.size() && !key_less(lower[a], lower[b]))
+      ++b;
+    while (lo < upper.size() && key_less(upper[lo], lower[a]))
+      ++lo;
+    std::size_t hi = lo;
+    while (hi < upper.size() && !key_less(lower[a], upper[hi]))
+      ++hi;
+    const std::int64_t l = lower[a].pos, u = upper[lo].pos;
+    if (b - a == 1 && hi - lo == 1 && same(value_at(l), skew ? -value_at(u) : value_at(u))) {
+      drop.push_back(u);
+    } else {
+      std::vector<std::int64_t> copies;
+      for (std::size_t k = a; k < b; ++k)
+        copies.push_back(lower[k].pos);
+      for (std::size_t k = lo; k < hi; ++k)
+        copies.push_back(upper[k].pos);
+      std::sort(copies.begin(), copies.end());
+      if (bad_at < 0 || copies[1] < bad_at) {
+        bad_at = copies[1];
+        bad_copies = std::move(copies);
+      }
+    }
+    a = b;
+  }
+
+  if (bad_at >= 0) {
+    // The pair: every copy holds it as (i, j) or (j, i).
+    const auto k0 = static_cast<std::size_t>(
+        std::upper_bound(first.begin(), first.end(), bad_copies[0]) - first.begin() - 1);
+    const auto e0 = static_cast<std::size_t>(bad_copies[0] - first[k0]);
+    const std::int64_t hi_idx = std::max<std::int64_t>(chunks[k0].row[e0], chunks[k0].col[e0]);
+    const std::int64_t lo_idx = std::min<std::int64_t>(chunks[k0].row[e0], chunks[k0].col[e0]);
+    const auto written = [&](std::int64_t pos) {
+      const auto k = static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), pos) -
+                                              first.begin() - 1);
+      const auto e = static_cast<std::size_t>(pos - first[k]);
+      return fmt::format("({}, {})", chunks[k].row[e] + std::int64_t{1},
+                         chunks[k].col[e] + std::int64_t{1});
+    };
+    std::vector<std::int64_t> lines(
+        bad_copies.begin(), bad_copies.begin() + std::min<std::size_t>(bad_copies.size(), 4));
+    lines_of_entries(body, body_line, lines);
+    if (bad_copies.size() == 2) {
+      const T v0 = value_at(bad_copies[0]), v1 = value_at(bad_copies[1]);
+      fail(name, lines[1],
+           fmt::format("entry {} = {} and entry {} = {} on line {} store the same pair of a {} "
+                       "matrix with {} (a pair may be stored in both triangles only "
+                       "with {} values)",
+                       written(bad_copies[1]), v1, written(bad_copies[0]), v0, lines[0],
+                       to_string(h.symmetry),
+                       skew ? "values that are not opposite" : "different values",
+                       skew ? "opposite" : "equal"));
+    }
+    std::string where;
+    for (std::size_t k = 0; k < lines.size(); ++k)
+      where += fmt::format("{}{}", k == 0 ? "" : k + 1 == lines.size() ? " and " : ", ", lines[k]);
+    fail(name, lines[1],
+         fmt::format("the pair ({}, {}) / ({}, {}) is stored {} times in both triangles (lines "
+                     "{}{}): a pair stored in both triangles must be stored once in each",
+                     hi_idx + 1, lo_idx + 1, lo_idx + 1, hi_idx + 1, bad_copies.size(), where,
+                     bad_copies.size() > lines.size() ? ", ..." : ""));
+  }
+
+  // Remove the copies above the diagonal of the pairs kept once.
+  std::sort(drop.begin(), drop.end());
+  for (std::size_t k = 0, d = 0; k < chunks.size() && d < drop.size(); ++k) {
+    auto& ch = chunks[k];
+    if (drop[d] >= first[k + 1]) continue;
+    std::size_t out = 0;
+    for (std::size_t e = 0; e < ch.row.size(); ++e) {
+      if (d < drop.size() && drop[d] == first[k] + static_cast<std::int64_t>(e)) {
+        ++d;
+        --ch.entries;
+        --ch.off_diagonal;
+        --ch.upper;
+        continue;
+      }
+      ch.row[out] = ch.row[e];
+      ch.col[out] = ch.col[e];
+      if (!ch.val.empty()) ch.val[out] = ch.val[e];
+      ++out;
+    }
+    ch.row.resize(out);
+    ch.col.resize(out);
+    if (!ch.val.empty()) ch.val.resize(out);
+  }
 }
 
 }  // namespace
@@ -479,7 +764,7 @@ Coo<T, I> parse_coo(std::string_view text, std::string_view name, const MmReadOp
       detail::parse_header(text, name, std::numeric_limits<I>::max(), index_name<I>());
   const MmHeader& h = parsed.header;
   if (header) *header = h;
-  const Context ctx{h, options.finite_only, options.expand_symmetry};
+  const Context ctx{h, options.finite_only, options.lower_triangle_only};
   const std::string_view body = text.substr(parsed.body);
 
   // Split the body into chunks at line boundaries.
@@ -550,7 +835,16 @@ Coo<T, I> parse_coo(std::string_view text, std::string_view name, const MmReadOp
 
   const I rows = static_cast<I>(h.rows), cols = static_cast<I>(h.cols);
   if (h.coordinate) {
+    std::int64_t upper = 0, off_diagonal = 0;
+    for (const auto& ch : chunks) {
+      upper += ch.upper;
+      off_diagonal += ch.off_diagonal;
+    }
+    // Entries from both triangles: a pair may be stored twice.
+    if (upper > 0 && upper < off_diagonal)
+      resolve_both_triangles(chunks, h, body, parsed.body_line, name);
     const bool mirror = options.expand_symmetry && h.symmetry != MmSymmetry::General;
+    const bool fold = !options.expand_symmetry && upper > 0;
     std::vector<std::int64_t> offset(chunks.size() + 1, 0), mirror_offset(chunks.size() + 1, 0);
     for (std::size_t k = 0; k < chunks.size(); ++k) {
       offset[k + 1] = offset[k] + chunks[k].entries;
@@ -575,6 +869,12 @@ Coo<T, I> parse_coo(std::string_view text, std::string_view name, const MmReadOp
       for (std::int64_t e = 0; e < ch.entries; ++e, ++o) {
         const auto ue = static_cast<std::size_t>(e);
         const T val = pattern ? T{1} : ch.val[ue];
+        if (fold && ch.col[ue] > ch.row[ue]) {  // kept as stored: into the lower triangle
+          r[o] = ch.col[ue];
+          c[o] = ch.row[ue];
+          v[o] = sign * val;
+          continue;
+        }
         r[o] = ch.row[ue];
         c[o] = ch.col[ue];
         v[o] = val;
@@ -635,8 +935,8 @@ Coo<T, I> parse_coo(std::string_view text, std::string_view name, const MmReadOp
 template <Value T, Index I>
 Coo<T, I> read_coo(const std::filesystem::path& file, const MmReadOptions& options,
                    MmHeader* header) {
-  const std::string text = detail::load_text(file);
-  return parse_coo<T, I>(text, file.string(), options, header);
+  const detail::Text text = detail::load_text(file);
+  return parse_coo<T, I>(text.view(), file.string(), options, header);
 }
 
 template <Value T, Index I>

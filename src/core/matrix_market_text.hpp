@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,14 @@ struct Header {
   std::int64_t size_line = 0;  ///< line number of the size line
 };
 
+/// Parses line 1, the banner (without its newline), into `h`: IoError (or
+/// Unsupported for complex and hermitian files) at line 1 when it is not a
+/// Matrix Market banner, naming CR-only line endings when it holds a CR.
+void parse_banner(std::string_view line, std::string_view name, MmHeader& h);
+
+/// Whether a line after the banner is the size line (neither blank nor a comment).
+bool is_size_line(std::string_view line);
+
 /// Parses the banner, comments and the size line. Sizes above `index_max`
 /// raise "index overflow" naming `index_type`.
 Header parse_header(std::string_view text, std::string_view name, std::int64_t index_max,
@@ -52,8 +61,26 @@ Header parse_header(std::string_view text, std::string_view name, std::int64_t i
 /// Line number of the end of `text` (for "unexpected end of file").
 std::int64_t eof_line(std::string_view text);
 
+/// A file's text, in a buffer read into or inflated into.
+class Text {
+ public:
+  explicit Text(std::string s) : str_(std::move(s)) {}
+  Text(std::unique_ptr<char[]> buf, std::size_t size) : buf_(std::move(buf)), size_(size) {}
+  std::string_view view() const noexcept {
+    return buf_ ? std::string_view(buf_.get(), size_) : std::string_view(str_);
+  }
+
+ private:
+  std::string str_;
+  std::unique_ptr<char[]> buf_;
+  std::size_t size_ = 0;
+};
+
 /// The whole file, decompressed when it is gzip (detected by its magic bytes).
-std::string load_text(const std::filesystem::path& file);
+/// Its header is checked as soon as it is in (parse_header with 64-bit
+/// sizes), before the rest is read or inflated: a file that is not Matrix
+/// Market fails fast, with the error parse_header gives.
+Text load_text(const std::filesystem::path& file);
 /// The file (decompressed) up to and including its size line, or all of it
 /// when it has none.
 std::string load_header_text(const std::filesystem::path& file);

@@ -8,6 +8,8 @@
 //  2. the same with tiny parse chunks on two threads: the same matrix, or the
 //     same error message (chunking must not change the result or the line);
 //  3. parse_coo<float, int64_t>, symmetry kept, non-finite values allowed;
+//     and the strict reading (lower_triangle_only), which must accept a
+//     subset of what (1) accepts and read it the same;
 //  4. when (1) succeeds: write + read back gives the same entries exactly;
 //  5. an input starting with the gzip magic bytes is also read from a file,
 //     which runs the inflate path on corrupt and truncated streams.
@@ -87,6 +89,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!(a == b)) {
     std::fprintf(stderr, "chunked parse differs:\n  default: %s\n  chunked: %s\n",
                  a.ok ? "ok" : a.error.c_str(), b.ok ? "ok" : b.error.c_str());
+    __builtin_trap();
+  }
+
+  // The strict reading (lower triangle only) accepts a subset of what the
+  // default reading accepts, and reads it the same.
+  spx::io::MmReadOptions strict = defaults;
+  strict.lower_triangle_only = true;
+  const Outcome s = run<double, std::int32_t>(text, strict);
+  if (s.ok && !(s == a)) {
+    std::fprintf(stderr, "strict reading differs: default %s\n", a.ok ? "ok" : a.error.c_str());
     __builtin_trap();
   }
 

@@ -20,6 +20,10 @@ seed array-real-symmetric '%%MatrixMarket matrix array real symmetric\n3 3\n1\n2
 seed array-real-skew '%%MatrixMarket matrix array real skew-symmetric\n3 3\n7\n0\n-8\n'
 seed crlf-comments '%%MatrixMarket MATRIX Coordinate REAL General\r\n%\r\n\r\n\t2 2 2  \r\n\n1\t1   0.5\r\n%\n   \n2 2 .25'
 seed values '%%MatrixMarket matrix coordinate real general\n1 6 6\n1 1 0.1\n1 2 4.9406564584124654e-324\n1 3 1e-400\n1 4 nan\n1 5 -inf\n1 6 -0\n'
+seed coord-symmetric-upper '%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2\n1 3 5\n2 3 -1\n'
+seed coord-symmetric-both '%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n2 1 4\n1 2 4\n3 1 1\n1 3 2\n'
+seed coord-skew-both '%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 3\n2 1 4\n1 2 -4\n2 3 1\n'
+seed cr-only '%%MatrixMarket matrix coordinate real general\r2 2 1\r1 1 1\r'
 seed complex '%%MatrixMarket matrix coordinate complex hermitian\n2 2 1\n2 1 1 2\n'
 # gzip seeds: the harness reads inputs with the gzip magic bytes from a file.
 if command -v gzip > /dev/null; then

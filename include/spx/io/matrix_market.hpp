@@ -14,15 +14,28 @@
 //   per line in column-major order (array). Anything else on a line, a
 //   missing or extra entry, an index outside the matrix, a size that does not
 //   fit the index type ("index overflow") is an IoError;
-// - symmetric and skew-symmetric files store the lower triangle: an entry
-//   above the diagonal is an error (it is not mirrored, because a file holding
-//   both (i, j) and (j, i) would be double-counted); a skew-symmetric file
-//   may not store a diagonal entry. Symmetric files must be square;
+// - symmetric and skew-symmetric files: the NIST format stores the lower
+//   triangle, but many collections (networks, graphs) store the upper one or
+//   both. SpX reads an off-diagonal entry from either triangle: (i, j) stands
+//   for a(i, j) and its mirror a(j, i) (negated in a skew-symmetric file).
+//   A pair stored in both triangles, (i, j) and (j, i), once each, is read
+//   once when the two values are equal (skew-symmetric: opposite, a and -a);
+//   different values, or more copies than one on either side, raise an
+//   IoError naming the lines of the copies. (Other duplicates, within one
+//   triangle, are kept as in a general file: to_csr sums them.) With
+//   MmReadOptions::lower_triangle_only an entry above the diagonal is an
+//   error instead (the strict reading). A skew-symmetric file may not store a
+//   diagonal entry. Symmetric files must be square;
 // - `array` files: the column-major values of the full matrix (general) or of
 //   the lower triangle (symmetric: with the diagonal; skew: without); zero
 //   values are not stored in the resulting sparse matrix;
-// - values are parsed with std::from_chars (a leading '+' is accepted); with
-//   `finite_only`, NaN, Inf and values out of the range of T are errors.
+// - values are parsed correctly rounded (fast_float when SpX was built with
+//   it, else std::from_chars; a leading '+' is accepted); with
+//   `finite_only`, NaN, Inf and values out of the range of T are errors;
+// - line 1 holding a carriage return followed by text (CR-only line endings)
+//   and a UTF-8 byte order mark are errors that say so;
+// - the header (banner, then size line) is checked as soon as it is read,
+//   before the rest of the file is read or inflated.
 #pragma once
 
 #include <cstddef>
@@ -49,9 +62,15 @@ struct MmHeader {
 };
 
 struct MmReadOptions {
-  /// Symmetric and skew-symmetric files: mirror the stored triangle (true) or
-  /// return it as stored (false; the header says which symmetry it had).
+  /// Symmetric and skew-symmetric files: mirror the stored entries (true) or
+  /// return the lower triangle they define (false; entries stored above the
+  /// diagonal are transposed into it, negated when skew-symmetric; the header
+  /// says which symmetry the file had).
   bool expand_symmetry = true;
+  /// Symmetric and skew-symmetric files: refuse an entry above the diagonal
+  /// (IoError naming the line), as the NIST format defines them. Off by
+  /// default: entries are read from either triangle (see above).
+  bool lower_triangle_only = false;
   /// Reject NaN and infinite values (IoError naming the line).
   bool finite_only = true;
   /// Worker threads for parsing (0: OpenMP's default).
@@ -79,7 +98,8 @@ std::string_view to_string(MmSymmetry s) noexcept;
 MmHeader read_header(const std::filesystem::path& file);
 
 /// Reads a file (`.gz` decompressed on the fly) into COO, entries in file
-/// order (symmetric mirrors appended). `header`, when given, receives the header.
+/// order (symmetric mirrors appended; the copy above the diagonal of a pair
+/// stored in both triangles left out). `header`, when given, receives the header.
 template <Value T, Index I>
 Coo<T, I> read_coo(const std::filesystem::path& file, const MmReadOptions& options = {},
                    MmHeader* header = nullptr);
