@@ -44,6 +44,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 from collections import defaultdict
 
 import matplotlib
@@ -57,13 +58,37 @@ FORMAT_ORDER = ["coo", "csr", "csc", "ell", "sell", "hll", "dia", "hdi", "hyb", 
 
 
 def save(fig, out, title=None, fontsize=9):
-    """Writes the figure (with its title, if any) to `out`, closes it, returns `out`."""
+    """Writes the figure (with its title, if any) to `out`, closes it, returns `out`.
+
+    The picture goes to a temporary file beside `out`, renamed over it only once
+    written whole: a failed write leaves the old picture (as SpX's own writers do).
+    """
     if title is not None:
         fig.suptitle(title, fontsize=fontsize)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    folder, name = os.path.split(os.path.abspath(out))
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".spx-tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, dpi=120, format=os.path.splitext(name)[1][1:] or "png")
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~current_umask())
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    finally:
+        plt.close(fig)
     return out
+
+
+def current_umask():
+    """The process's umask (mkstemp creates files 0600; pictures get the usual mode)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def palette(n):

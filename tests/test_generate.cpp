@@ -699,9 +699,16 @@ TEST(GenerateCli, ErrorsAndHelp) {
   auto r = run_cli("gen stencil2d --degree 3 -o /nonexistent/x.mtx");
   EXPECT_NE(r.status, 0);
   EXPECT_CONTAINS(r.output, "spx: error: spx gen stencil2d: --degree does not apply");
-  r = run_cli("gen stencil3d:n=2000 --index i32 -o /nonexistent/x.mtx");
+  // The output must be writable (it is checked first); it is never written.
+  const std::filesystem::path never = std::filesystem::temp_directory_path() /
+                                      ("spx_gen_overflow_" + std::to_string(fresh_seed()) + ".mtx");
+  r = run_cli("gen stencil3d:n=2000 --index i32 -o '" + never.string() + "'");
   EXPECT_NE(r.status, 0);
   EXPECT_CONTAINS(r.output, "index overflow");
+  EXPECT_FALSE(std::filesystem::exists(never));
+  r = run_cli("gen stencil3d:n=2000 --index i32 -o /nonexistent/x.mtx");
+  EXPECT_NE(r.status, 0);
+  EXPECT_CONTAINS(r.output, "/nonexistent/x.mtx: cannot open for writing: the folder");
   r = run_cli("gen cube -o x.mtx");
   EXPECT_NE(r.status, 0);
   EXPECT_CONTAINS(r.output, "unknown generator 'cube'");

@@ -173,13 +173,18 @@ void batch_members(std::span<const BatchMember> batches, const Config& config, T
   const std::size_t count = batches.size();
   for (std::size_t i = 0; i < count; ++i) {
     const BatchMember& member = batches[i];
-    const Config cfg = detail::member_config(config, i, count, member.name, "generating");
     MatrixInfo info;
     info.name = member.name;
     info.group = member.group;
     info.kind = "batch";
     info.source = member.source;
     info.regular = member.uniform;
+    if (detail::budget_left_s(config, res.run) <= 0) {
+      info.error = detail::budget_used_up(config);
+      res.matrices.push_back(info);
+      continue;
+    }
+    const Config cfg = detail::member_config(config, i, count, member.name, "generating");
     std::vector<Csr<double, I>> mats;
     try {
       const auto t0 = Clock::now();

@@ -9,6 +9,7 @@
 // summarised in a table.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -110,12 +111,16 @@ struct Config {
   std::vector<Precision> precisions{Precision::F64, Precision::F32};
   bool index64 = false;  ///< 64-bit indices (default: 32-bit)
   int reps = 0;          ///< timed repetitions; 0: 30 on CUDA, 20 on the CPU
-  int warmup = 0;        ///< untimed runs first; 0: 5 on CUDA, 2 on the CPU
+  /// Untimed runs first (0: none); negative: 5 on CUDA, 2 on the CPU. They stop
+  /// early once they have taken half of the per-kernel seconds or the rest of
+  /// the time budget.
+  int warmup = -1;
   /// Upper bound on the timed seconds per kernel: fewer repetitions (at least
   /// 5) when `reps` would exceed it. 0: 2 s on CUDA, 0.25 s on the CPU.
   double max_seconds_per_kernel = 0;
-  /// Wall-clock seconds for the whole run (0: none): members not started when
-  /// it is used up are listed with an error saying so, and the run still ends
+  /// Wall-clock seconds for the whole run (0: none), counted from the end of
+  /// start_run: members not started when it is used up are listed with an
+  /// error saying so, warm-ups stop when it is used up, and the run still ends
   /// with its JSON and table.
   double time_budget_s = 0;
   std::vector<Format> formats;        ///< empty: every convertible format
@@ -137,7 +142,7 @@ struct Config {
     return batch_scale > 0 ? batch_scale : (backend == Backend::Cuda ? 1.0 : 0.1);
   }
   int effective_reps() const { return reps > 0 ? reps : (backend == Backend::Cuda ? 30 : 20); }
-  int effective_warmup() const { return warmup > 0 ? warmup : (backend == Backend::Cuda ? 5 : 2); }
+  int effective_warmup() const { return warmup >= 0 ? warmup : (backend == Backend::Cuda ? 5 : 2); }
   double effective_max_seconds() const {
     return max_seconds_per_kernel > 0 ? max_seconds_per_kernel
                                       : (backend == Backend::Cuda ? 2.0 : 0.25);
@@ -299,6 +304,9 @@ struct RunContext {
   double copy_gbs = 0;
   std::uint64_t seed = 0;
   double alpha = 1, beta = 0;
+  /// When the measurements began (the end of start_run), from which
+  /// Config::time_budget_s counts; unset: no budget applies.
+  std::optional<std::chrono::steady_clock::time_point> started;
 };
 
 struct Results {
@@ -342,6 +350,12 @@ ConvertOptions convert_options_for(const MatrixStats& stats, std::size_t value_b
 
 /// Fills results.summary and results.headline from the records.
 void summarize(Results& results);
+
+/// "" when at least one record was measured (status ok); else one line saying
+/// that nothing was and why (the first reason: a matrix that did not load, a
+/// kernel that was skipped or failed, or that no kernel was selected), for
+/// `spx bench` to exit with.
+std::string nothing_measured(const Results& results);
 
 // ---- SpMM and batched SpMV ---------------------------------------------------------
 

@@ -2,7 +2,9 @@
 #include "measure.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace spx::bench::detail {
@@ -15,6 +17,18 @@ std::optional<double> finite_or_null(double v) {
 }
 
 }  // namespace
+
+double budget_left_s(const Config& config, const RunContext& run) {
+  if (config.time_budget_s <= 0 || !run.started) return std::numeric_limits<double>::infinity();
+  const double used =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - *run.started).count();
+  return config.time_budget_s - used;
+}
+
+std::string budget_used_up(const Config& config) {
+  return fmt::format("the time budget of {} s was used up before this member",
+                     config.time_budget_s);
+}
 
 Config member_config(const Config& config, std::size_t i, std::size_t count,
                      const std::string& name, const std::string& doing) {
@@ -61,8 +75,8 @@ void measure_kernel(Record r, const KernelTrial& trial, const Config& config, Ti
     r.correct = std::isfinite(c.ratio) && c.ratio <= 1.0;
     const bool flush =
         config.backend == Backend::Cuda && trial.bytes < 4.0 * run.device.cache_bytes;
-    const std::vector<double> t =
-        time_budgeted(timer, trial.product, config, flush, trial.warmup_before_probe);
+    const std::vector<double> t = time_budgeted(
+        timer, trial.product, config, flush, trial.warmup_before_probe, budget_left_s(config, run));
     fill_timing(r, t, flush, trial.flops, trial.bytes, run.copy_gbs);
     if (trial.repeat_identical) r.repeat_identical = trial.repeat_identical();
     if (!*r.correct)
@@ -76,18 +90,42 @@ void measure_kernel(Record r, const KernelTrial& trial, const Config& config, Ti
   records.push_back(std::move(r));
 }
 
+int warm_up(Timer& timer, const std::function<void()>& f, int count, double limit_s) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  int done = 0;
+  int chunk = 1;
+  while (done < count && limit_s > 0) {
+    const int n = std::min(chunk, count - done);
+    timer.time(f, n, 0, false);  // returns once the runs have finished
+    done += n;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (elapsed >= limit_s) break;
+    // The next chunk: what fits in the time left at the pace so far, at most
+    // twice the runs made (the first runs may be slower than the rest).
+    const double per_run = std::max(elapsed / done, 1e-9);
+    chunk = static_cast<int>(
+        std::clamp((limit_s - elapsed) / per_run, 1.0, 2.0 * static_cast<double>(done)));
+  }
+  return done;
+}
+
 std::vector<double> time_budgeted(Timer& timer, const std::function<void()>& f,
-                                  const Config& config, bool flush, bool warmup_before_probe) {
+                                  const Config& config, bool flush, bool warmup_before_probe,
+                                  double budget_left_s) {
   const int wanted = config.effective_reps();
   const double max_s = config.effective_max_seconds();
-  int warmup = config.effective_warmup();
-  const double probe =
-      std::max(timer.time(f, warmup_before_probe ? warmup : 0, 1, flush).front(), 1e-9);
-  if (warmup_before_probe || probe * warmup > 0.5 * max_s) warmup = 0;
+  const int warmup = config.effective_warmup();
+  const double warmup_limit = std::min(0.5 * max_s, budget_left_s);
+  if (warmup_before_probe) warm_up(timer, f, warmup, warmup_limit);
+  const double probe = std::max(timer.time(f, 0, 1, flush).front(), 1e-9);
+  // After a cold probe, no warm-up when it would take half the per-kernel time.
+  if (!warmup_before_probe && probe * warmup <= 0.5 * max_s)
+    warm_up(timer, f, warmup, warmup_limit);
   const int floor = std::min(!warmup_before_probe && probe > 0.2 ? 3 : 5, wanted);
   int reps = wanted;
   if (probe * reps > max_s) reps = std::max(floor, static_cast<int>(max_s / probe));
-  return timer.time(f, warmup, reps, flush);
+  return timer.time(f, 0, reps, flush);
 }
 
 void fill_timing(Record& r, const std::vector<double>& t, bool flushed, double flops, double bytes,

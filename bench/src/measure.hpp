@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,13 @@ void set_op_summary(Results& res, const std::string& op, PerPrecision&& summary)
 Config member_config(const Config& config, std::size_t i, std::size_t count,
                      const std::string& name, const std::string& doing);
 
+/// Seconds left of the run's time budget (Config::time_budget_s, counted from
+/// RunContext::started); infinite when there is no budget.
+double budget_left_s(const Config& config, const RunContext& run);
+/// Why a member was not started: "the time budget of S s was used up before
+/// this member".
+std::string budget_used_up(const Config& config);
+
 /// The MatrixInfo of a suite member before it is loaded (name, group, kind,
 /// source, regular).
 MatrixInfo member_info(const SuiteMember& member);
@@ -71,14 +79,11 @@ template <Index I, class Measure>
 void for_each_member(const Suite& suite, const Config& config, Results& res, Measure&& measure) {
   using Clock = std::chrono::steady_clock;
   const std::size_t count = suite.members.size();
-  const auto start = Clock::now();
   for (std::size_t i = 0; i < count; ++i) {
     const SuiteMember& member = suite.members[i];
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    if (config.time_budget_s > 0 && elapsed > config.time_budget_s) {
+    if (budget_left_s(config, res.run) <= 0) {
       MatrixInfo skipped = member_info(member);
-      skipped.error = fmt::format("the time budget of {} s was used up before this member",
-                                  config.time_budget_s);
+      skipped.error = budget_used_up(config);
       res.matrices.push_back(skipped);
       continue;
     }
@@ -233,10 +238,18 @@ void measure_kernel(Record r, const KernelTrial& trial, const Config& config, Ti
 /// One probe, then as many timed repetitions as the per-kernel budget allows
 /// (at most --reps). With `warmup_before_probe`, the warm-up runs first and
 /// the repetitions are at least 5; else the probe runs cold, the warm-up
-/// follows unless it would take half the budget, and the repetitions are at
-/// least 5, or 3 for products over 0.2 s (a loop of 100,000 cuSPARSE calls).
+/// follows, and the repetitions are at least 5, or 3 for products over 0.2 s
+/// (a loop of 100,000 cuSPARSE calls). The warm-up (warm_up) stops after half
+/// the per-kernel seconds or when `budget_left_s` are used up, whichever
+/// comes first, whatever the number of runs asked for.
 std::vector<double> time_budgeted(Timer& timer, const std::function<void()>& f,
-                                  const Config& config, bool flush, bool warmup_before_probe);
+                                  const Config& config, bool flush, bool warmup_before_probe,
+                                  double budget_left_s = std::numeric_limits<double>::infinity());
+
+/// Runs `f` up to `count` times untimed, stopping once the runs have taken
+/// `limit_s` seconds (the last may end past it by about one run); returns
+/// the runs made. None when limit_s <= 0.
+int warm_up(Timer& timer, const std::function<void()>& f, int count, double limit_s);
 
 /// Median, extremes, GFLOPS, GB/s and fraction of the copy bandwidth.
 void fill_timing(Record& r, const std::vector<double>& t, bool flushed, double flops, double bytes,

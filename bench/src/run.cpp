@@ -2,6 +2,7 @@
 // precision, and the summaries the table and the headline are made of.
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <random>
@@ -117,6 +118,7 @@ RunContext start_run(const Config& config) {
   run.device = query_device(config.backend);
   if (config.progress) config.progress("measuring the copy bandwidth", false);
   run.copy_gbs = measure_copy_bandwidth(run.device) * 1e-9;
+  run.started = std::chrono::steady_clock::now();
   return run;
 }
 
@@ -136,6 +138,26 @@ Results run_bench(const Suite& suite, const Config& config) {
       config, suite.name,
       [&]<Index I>(I, Timer& timer, Results& res) { run_members<I>(suite, config, timer, res); },
       summarize);
+}
+
+std::string nothing_measured(const Results& res) {
+  for (const Record& r : res.records)
+    if (r.status == Status::Ok) return {};
+  std::vector<std::string> reasons;
+  for (const MatrixInfo& m : res.matrices)
+    if (!m.error.empty()) reasons.push_back(fmt::format("{}: {}", m.name, m.error));
+  for (const Record& r : res.records)
+    if (!r.reason.empty())
+      reasons.push_back(fmt::format("{} {}/{}: {}", r.matrix, to_string(r.format),
+                                    to_string(r.algorithm), r.reason));
+  std::string s = fmt::format("nothing was measured ({} matrices, {} kernel records)",
+                              res.matrices.size(), res.records.size());
+  if (reasons.empty())
+    return s + (res.matrices.empty() ? ": the suite is empty"
+                                     : ": no kernel of the backend matches the options");
+  s += ": " + reasons.front();
+  if (reasons.size() > 1) s += fmt::format(" (and {} more; see the table)", reasons.size() - 1);
+  return s;
 }
 
 void summarize(Results& res) {

@@ -1,5 +1,6 @@
 // Matrix Market writer: text is produced in parallel blocks with
 // std::to_chars and written in order, plain or through zlib.
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <omp.h>
 
 #include "common/first_error.hpp"
+#include "core/atomic_file.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
 #include "spx/convert.hpp"
@@ -23,81 +25,69 @@
 namespace spx::io {
 namespace {
 
-/// A file being written, plain or gzip. Errors raise IoError naming the file;
-/// a file that was not closed successfully is removed.
+/// A file being written, plain or gzip, through an AtomicFile: the target is
+/// replaced only when the whole file was written and closed without error.
+/// Errors raise IoError naming the file; the temporary is then removed.
 class Sink {
  public:
-  explicit Sink(const std::filesystem::path& file) : path_(file), name_(file.string()) {
+  explicit Sink(const std::filesystem::path& file) : file_(file) {
     const std::string ext = file.extension().string();
-    gz_ = ext == ".gz" || ext == ".GZ";
-    if (gz_) {
-      gz_file_ = gzopen(file.c_str(), "wb6");
-      if (gz_file_) gzbuffer(gz_file_, 1 << 18);
-    } else {
-      file_ = std::fopen(file.c_str(), "wb");
+    if (ext == ".gz" || ext == ".GZ") {
+      // zlib writes to a duplicate of the descriptor and closes it in gzclose;
+      // the AtomicFile then flushes its own and renames.
+      const int fd = ::dup(file_.fd());
+      gz_ = fd >= 0 ? gzdopen(fd, "wb6") : nullptr;
+      if (!gz_) {
+        const int error = errno;
+        if (fd >= 0) ::close(fd);
+        throw IoError(fmt::format("{}: cannot open for writing: {}", file_.name(),
+                                  error != 0 ? std::strerror(error) : "zlib cannot start"));
+      }
+      gzbuffer(gz_, 1 << 18);
     }
-    if (!gz_file_ && !file_)
-      throw IoError(fmt::format("{}: cannot open for writing: {}", name_, std::strerror(errno)));
   }
   Sink(const Sink&) = delete;
   Sink& operator=(const Sink&) = delete;
   ~Sink() {
-    if (gz_file_ || file_) {  // not closed: an exception is propagating
-      if (gz_file_) gzclose(gz_file_);
-      if (file_) std::fclose(file_);
-      remove_partial();
-    }
+    if (gz_) gzclose(gz_);  // not closed: an exception is propagating; file_ removes the rest
   }
 
   void put(std::string_view s) {
+    if (!gz_) {
+      file_.write(s);
+      return;
+    }
     while (!s.empty()) {
       const std::size_t n = std::min<std::size_t>(s.size(), std::size_t{1} << 30);
-      bool ok;
-      if (gz_)
-        ok = gzwrite(gz_file_, s.data(), static_cast<unsigned>(n)) == static_cast<int>(n);
-      else
-        ok = std::fwrite(s.data(), 1, n, file_) == n;
-      if (!ok) throw IoError(fmt::format("{}: write error: {}", name_, error_text()));
+      if (gzwrite(gz_, s.data(), static_cast<unsigned>(n)) != static_cast<int>(n))
+        throw IoError(fmt::format("{}: write error: {}", file_.name(), gz_error_text()));
       s.remove_prefix(n);
     }
   }
 
+  /// Finishes the file and puts it in place of the target.
   void close() {
-    int rc;
     if (gz_) {
-      rc = gzclose(gz_file_) == Z_OK ? 0 : -1;
-      gz_file_ = nullptr;
-    } else {
-      rc = std::fclose(file_);
-      file_ = nullptr;
+      errno = 0;
+      const int rc = gzclose(gz_);
+      gz_ = nullptr;
+      if (rc != Z_OK)
+        throw IoError(fmt::format(
+            "{}: write error on close: {}", file_.name(),
+            rc == Z_ERRNO && errno != 0 ? std::strerror(errno) : "zlib could not finish the file"));
     }
-    if (rc != 0) {
-      const std::string why = std::strerror(errno);
-      remove_partial();
-      throw IoError(fmt::format("{}: write error on close: {}", name_, why));
-    }
+    file_.commit();
   }
 
  private:
-  /// Removes what was written, if it is a regular file (never a device).
-  void remove_partial() noexcept {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(path_, ec)) std::filesystem::remove(path_, ec);
-  }
-  std::string error_text() {
-    if (gz_) {
-      int code = 0;
-      const char* msg = gzerror(gz_file_, &code);
-      return code == Z_ERRNO ? std::strerror(errno) : (msg ? msg : "?");
-    }
-    return std::strerror(errno);
+  std::string gz_error_text() {
+    int code = 0;
+    const char* msg = gzerror(gz_, &code);
+    return code == Z_ERRNO ? std::strerror(errno) : (msg ? msg : "?");
   }
 
-  std::filesystem::path path_;
-  std::string name_;
-  bool gz_ = false;
-  gzFile gz_file_ = nullptr;
-  FILE* file_ = nullptr;
+  spx::detail::AtomicFile file_;
+  gzFile gz_ = nullptr;
 };
 
 template <Value T>

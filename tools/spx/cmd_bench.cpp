@@ -3,7 +3,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +11,7 @@
 
 #include "bench.hpp"
 #include "commands.hpp"
+#include "core/atomic_file.hpp"
 #include "spx/convert.hpp"
 #include "spx/core/error.hpp"
 
@@ -26,38 +26,23 @@ struct BenchOptions {
   std::string precision;  ///< "": both for spmv, f64 for spmm and batch
   std::string op = "spmv";
   std::string cols;
-  double batch_scale = 0;
+  double batch_scale = 0;  ///< 0: not given (the default of the backend)
   std::string index = "i32";
   std::string formats;
   std::string algorithms;
-  int reps = 0;
-  int warmup = 0;
-  double max_seconds = 0;
-  double time_budget = 0;
+  int reps = 0;            ///< 0: not given
+  int warmup = -1;         ///< negative: not given
+  double max_seconds = 0;  ///< 0: not given
+  double time_budget = 0;  ///< 0: not given (no budget)
   bool no_baselines = false;
-  std::uint64_t seed = 0;
-  int block_size = 0;
+  std::uint64_t seed = 0;  ///< 0: drawn fresh
+  int block_size = 0;      ///< 0: chosen per matrix
   std::string json;
   std::string real_dir;
   std::vector<std::string> only;
   bool list = false;
   bool quiet = false;
 };
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    std::size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    std::string item = s.substr(start, end - start);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) out.push_back(item);
-    start = end + 1;
-  }
-  return out;
-}
 
 std::string default_real_dir() {
   if (const char* env = std::getenv("SPX_REAL_MATRICES"); env != nullptr && *env != '\0')
@@ -83,6 +68,8 @@ std::function<void(const std::string&, bool)> progress_printer() {
 void finish(const BenchOptions& o, const bench::Results& results);
 
 void run(const BenchOptions& o) {
+  // Where the records go is checked before the run, not after it.
+  if (!o.json.empty() && !o.list) spx::detail::check_writable(o.json);
   bench::Config config;
   if (o.backend == "auto") {
     config.backend = cuda_available() ? Backend::Cuda : Backend::Cpu;
@@ -92,22 +79,10 @@ void run(const BenchOptions& o) {
   config.op = bench::parse_bench_op(o.op);
   config.precisions = bench::parse_precisions(
       !o.precision.empty() ? o.precision : (config.op == bench::BenchOp::Spmv ? "both" : "f64"));
-  for (const auto& c : split_list(o.cols)) {
-    std::size_t used = 0;
-    long long n = 0;
-    try {
-      n = std::stoll(c, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != c.size() || n < 1 || n > 65536)
-      throw InvalidInput(fmt::format("--cols: '{}' is not a width in 1..65536", c));
-    config.cols.push_back(n);
-  }
+  for (const auto& c : split_list(o.cols))  // each checked by the option's validator
+    config.cols.push_back(std::stoll(c));
   if (!config.cols.empty() && config.op != bench::BenchOp::Spmm)
     throw InvalidInput("--cols applies to --op spmm only");
-  if (o.batch_scale < 0 || o.batch_scale > 10)
-    throw InvalidInput("--batch-scale must be in (0, 10]");
   config.batch_scale = o.batch_scale;
   config.index64 = o.index == "i64";
   for (const auto& f : split_list(o.formats)) {
@@ -118,12 +93,9 @@ void run(const BenchOptions& o) {
   }
   for (const auto& a : split_list(o.algorithms))
     config.algorithms.push_back(parse_algorithm(a));
-  if (o.reps < 0 || o.warmup < 0 || o.max_seconds < 0 || o.block_size < 0 || o.block_size > 32)
-    throw InvalidInput("--reps, --warmup and --max-seconds must be ≥ 0, --block-size in 0..32");
   config.reps = o.reps;
   config.warmup = o.warmup;
   config.max_seconds_per_kernel = o.max_seconds;
-  if (o.time_budget < 0) throw InvalidInput("--time-budget must be ≥ 0 seconds");
   config.time_budget_s = o.time_budget;
   config.baselines = !o.no_baselines;
   config.seed = o.seed;
@@ -196,10 +168,7 @@ void finish(const BenchOptions& o, const bench::Results& results) {
 
   if (!o.json.empty()) {
     const nlohmann::json doc = bench::to_json(results);
-    std::ofstream out(o.json);
-    if (!out) throw IoError(fmt::format("cannot write '{}'", o.json));
-    out << doc.dump(1) << "\n";
-    if (!out) throw IoError(fmt::format("writing '{}' failed", o.json));
+    spx::detail::write_file_atomically(o.json, doc.dump(1) + "\n");
     fmt::print(stderr, "spx bench: wrote {} records to {}\n", results.records.size(), o.json);
     if (const auto problems = bench::validate_json(doc); !problems.empty())
       throw InternalError(
@@ -207,6 +176,9 @@ void finish(const BenchOptions& o, const bench::Results& results) {
                       "first: {})",
                       problems.size(), problems.front()));
   }
+  // A run that measured nothing failed, whatever the reason (files that do
+  // not load, kernels that all refuse): the table and the JSON say why.
+  if (const std::string why = bench::nothing_measured(results); !why.empty()) throw Error(why);
 }
 
 }  // namespace
@@ -233,40 +205,74 @@ void add_bench(CLI::App& app) {
                   "or batch (batched SpMV over the built-in batch suite)")
       ->check(CLI::IsMember({"spmv", "spmm", "batch"}));
   cmd->add_option("--cols", o->cols,
-                  "SpMM: comma list of widths n of B and C (default: 8,32,64,128 on CUDA, "
-                  "1,8,32 on the CPU)");
+                  "SpMM: comma list of widths n of B and C, each in 1..65536 (default: "
+                  "8,32,64,128 on CUDA, 1,8,32 on the CPU)")
+      ->check(list_of(integer_in(1, 65536), "widths in 1..65536"));
   cmd->add_option("--batch-scale", o->batch_scale,
-                  "Batches: multiply the batch suite's matrix counts (default: 1 on CUDA, 0.1 "
-                  "on the CPU)");
+                  "Batches: multiply the batch suite's matrix counts, in (0, 10] (default: 1 on "
+                  "CUDA, 0.1 on the CPU)")
+      ->check(number_in(0, 10, true));
   cmd->add_option("--precision", o->precision,
                   "f32, f64 or both (default: both for spmv, f64 for spmm and batch)")
       ->check(CLI::IsMember({"f32", "f64", "both"}));
   cmd->add_option("--index", o->index, "Index type: i32 (default) or i64")
       ->check(CLI::IsMember({"i32", "i64"}));
-  cmd->add_option("--formats", o->formats,
-                  "Comma list of formats (default: every convertible one)");
+  const auto named = [](const std::string& what, auto parse) {
+    return CLI::Validator(
+        [what, parse](std::string& name) -> std::string {
+          try {
+            (void)parse(name);
+          } catch (const Error& e) {
+            return e.what();
+          }
+          return {};
+        },
+        what);
+  };
+  cmd->add_option("--formats", o->formats, "Comma list of formats (default: every convertible one)")
+      ->check(list_of(named("FORMAT", [](const std::string& f) { return parse_format(f); }),
+                      "format names"));
   cmd->add_option(
-      "--algorithms", o->algorithms,
-      "Comma list of SpX algorithms (default: all; baselines run unless --no-baselines)");
+         "--algorithms", o->algorithms,
+         "Comma list of SpX algorithms (default: all; baselines run unless --no-baselines)")
+      ->check(list_of(named("ALGORITHM", [](const std::string& a) { return parse_algorithm(a); }),
+                      "algorithm names"));
   cmd->add_option("--reps", o->reps,
-                  "Timed repetitions per kernel (default: 30 on CUDA, 20 on CPU)");
+                  "Timed repetitions per kernel, 1..1000000 (default: 30 on CUDA, 20 on CPU)")
+      ->check(integer_in(1, 1000000));
   cmd->add_option("--warmup", o->warmup,
-                  "Untimed runs before timing (default: 5 on CUDA, 2 on CPU)");
-  cmd->add_option(
-      "--max-seconds", o->max_seconds,
-      "Cap on timed seconds per kernel; fewer reps (≥ 5) beyond it (default: 2 / 0.25)");
+                  "Untimed runs before timing, 0 for none (default: 5 on CUDA, 2 on CPU); "
+                  "they stop after half of --max-seconds and when --time-budget is used up")
+      ->check(integer_in(0, std::numeric_limits<int>::max()));
+  cmd->add_option("--max-seconds", o->max_seconds,
+                  "Cap on timed seconds per kernel, > 0; fewer reps (≥ 5) beyond it (default: "
+                  "2 on CUDA, 0.25 on CPU)")
+      ->check(positive_number());
   cmd->add_option("--time-budget", o->time_budget,
-                  "Seconds for the whole run (default: none); members not started in time are "
-                  "listed as not measured, and the JSON and table are still written");
+                  "Seconds for the whole run, > 0 (default: none); members not started in time "
+                  "are listed as not measured, warm-ups stop when it is used up, and the JSON "
+                  "and table are still written")
+      ->check(positive_number());
   cmd->add_flag("--no-baselines", o->no_baselines, "Do not run cuSPARSE / Eigen");
-  cmd->add_option("--seed", o->seed, "Seed of the vector x (default: fresh, recorded in the JSON)");
+  cmd->add_option("--seed", o->seed,
+                  "Seed of the vector x, 0..2^64-1; 0 (the default) draws a fresh one, recorded "
+                  "in the JSON")
+      ->check(seed_value());
   cmd->add_option("--block-size", o->block_size,
-                  "BCSR block size (default: per matrix, the b in 2..8 with the fewest bytes/nnz)");
-  cmd->add_option("--json", o->json, "Write the records to this JSON file (docs/benchmarks.md)");
+                  "BCSR block size, 1..32 (default: per matrix, the b in 2..8 with the fewest "
+                  "bytes/nnz)")
+      ->check(integer_in(1, 32));
+  cmd->add_option("--json", o->json,
+                  "Write the records to this JSON file (docs/benchmarks.md); checked before the "
+                  "run, replaced only once complete")
+      ->check(CLI::Validator(
+          [](std::string& f) { return f.empty() ? std::string("empty file name") : ""; }, ""));
   cmd->add_option("--real-dir", o->real_dir,
                   "Folder of real matrices for the default suite (default: $SPX_REAL_MATRICES or "
                   "../shared/matrices/real next to the source tree)");
-  cmd->add_option("--only", o->only, "Keep only members whose name contains this (repeatable)");
+  cmd->add_option("--only", o->only, "Keep only members whose name contains this (repeatable)")
+      ->check(CLI::Validator(
+          [](std::string& f) { return f.empty() ? std::string("empty name") : ""; }, ""));
   cmd->add_flag("--list", o->list, "List the suite's members and exit");
   cmd->add_flag("--quiet", o->quiet, "No progress lines");
   cmd->callback([o] { run(*o); });

@@ -1,14 +1,15 @@
 // spx convert: read a Matrix Market file, convert it to a storage format,
 // check the conversion by converting back, and write the result.
-#include <charconv>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "core/atomic_file.hpp"
 #include "spx/convert.hpp"
 #include "spx/core/error.hpp"
 #include "spx/io/matrix_market.hpp"
@@ -47,6 +48,9 @@ void run_convert(const ConvertArgs& args) {
   const Format to = parse_format(args.to);
   if (!convertible(to))
     throw Unsupported(fmt::format("format {} is not available in this build", to_string(to)));
+  // An output that cannot be written is found before the work; the file is
+  // replaced only once written whole (the input itself may be the output).
+  spx::detail::check_writable(args.output);
   const Csr<T, I> A = io::read_csr<T, I>(args.file);
 
   const auto t0 = clock::now();
@@ -89,20 +93,24 @@ void add_convert(CLI::App& app) {
   cmd->add_option("file", args->file, "Matrix Market file to read")->required();
   cmd->add_option("--to", args->to, "Target format: coo csr csc ell sell hll dia hdi hyb jad bcsr")
       ->required();
-  cmd->add_option("-o,--output", args->output, "Matrix Market file to write (.mtx or .mtx.gz)")
+  cmd->add_option("-o,--output", args->output,
+                  "Matrix Market file to write (.mtx or .mtx.gz); replaced only once written "
+                  "whole")
       ->required();
   args->types.add_to(cmd, "Value type: f32 or f64");
   cmd->add_option("--digits", args->digits,
                   "Significant digits of the written values (17 is exact for f64, 9 for f32; "
                   "0: shortest exact text)")
-      ->check(CLI::Range(0, 40))
+      ->check(integer_in(0, 40))
       ->capture_default_str();
   auto& o = args->options;
   cmd->add_option("--block-size", o.block_size, "BCSR block size b (b x b blocks), 1..32")
-      ->check(CLI::Range(1, 32))
+      ->check(integer_in(1, 32))
       ->capture_default_str();
-  const auto positive = [cmd](const std::string& name, auto& value, const std::string& help) {
-    cmd->add_option(name, value, help)->check(CLI::PositiveNumber)->capture_default_str();
+  const auto positive = [cmd](const std::string& name, int& value, const std::string& help) {
+    cmd->add_option(name, value, help)
+        ->check(integer_in(1, std::numeric_limits<int>::max()))
+        ->capture_default_str();
   };
   positive("--slice-size", o.slice_size, "SELL slice height C (rows per slice)");
   positive("--sigma", o.sigma,
@@ -114,19 +122,13 @@ void add_convert(CLI::App& app) {
   cmd->add_option("--hyb-width", o.hyb_width,
                   "HYB ELL width K (-1: Bell and Garland's rule, K such that a third of the rows "
                   "have K or more entries)")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            std::int64_t k = 0;
-            const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), k);
-            if (ec != std::errc() || end != v.data() + v.size())
-              return std::string("not an integer");
-            return k >= -1 ? std::string() : std::string("must be -1 or >= 0");
-          },
-          "INT >= -1"))
+      ->check(integer_in(-1, std::numeric_limits<std::int64_t>::max()))
       ->capture_default_str();
-  positive("--max-expansion", o.max_expansion,
-           "Padded formats refuse when their storage would exceed max(64 MiB, this factor x the "
-           "CSR bytes)");
+  cmd->add_option("--max-expansion", o.max_expansion,
+                  "Padded formats refuse when their storage would exceed max(64 MiB, this factor "
+                  "x the CSR bytes); a finite number > 0")
+      ->check(positive_number())
+      ->capture_default_str();
   cmd->footer(
       "Reads a Matrix Market file (.mtx or .mtx.gz), converts it to FORMAT with the\n"
       "given parameters, converts it back and checks that the matrix is unchanged,\n"

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "core/atomic_file.hpp"
 #include "spx/core/error.hpp"
 #include "spx/generate.hpp"
 #include "spx/io/matrix_market.hpp"
@@ -158,6 +160,7 @@ void run(const GenOptions& o) {
     first = false;
   }
   const GenSpec spec = parse_gen_spec(text);
+  spx::detail::check_writable(o.output);  // before generating, not after
   if (single)
     write_one_any_index<float>(spec, o.output, o.index);
   else
@@ -204,7 +207,15 @@ void add_gen(CLI::App& app) {
   for (std::size_t k = 0; k < std::size(keys); ++k) {
     std::string flag = std::string("--") + keys[k].first;
     std::replace(flag.begin(), flag.end(), '_', '-');
-    auto* opt = cmd->add_option(flag, o->values[k], keys[k].second)->type_name("NUM");
+    // The type of each value is checked here, naming the option; the
+    // generator checks what each kind accepts (points 5 or 9, ...).
+    const std::string key = keys[k].first;
+    const CLI::Validator check =
+        key == "seed"     ? seed_value()
+        : key == "degree" ? number_in(0, std::numeric_limits<double>::max())
+        : key == "n"      ? integer_in(0, std::numeric_limits<std::int64_t>::max())
+                          : integer_in(0, std::numeric_limits<int>::max());
+    auto* opt = cmd->add_option(flag, o->values[k], keys[k].second)->check(check);
     o->keys.emplace_back(keys[k].first, opt);
   }
   cmd->add_option("--precision", o->precision, "value type: f32 or f64 (default f64)")
@@ -212,9 +223,12 @@ void add_gen(CLI::App& app) {
   cmd->add_option("--index", o->index,
                   "index type while generating: auto (i32 when it fits), i32, i64")
       ->check(CLI::IsMember({"auto", "i32", "i64"}));
-  o->count_opt = cmd->add_option("--count", o->count, "batch: number of matrices (default 1000)");
-  o->min_opt = cmd->add_option("--min-rows", o->min_rows, "batch: fewest rows (default 11)");
-  o->max_opt = cmd->add_option("--max-rows", o->max_rows, "batch: most rows (default 1024)");
+  o->count_opt = cmd->add_option("--count", o->count, "batch: number of matrices (default 1000)")
+                     ->check(integer_in(0, std::numeric_limits<std::int64_t>::max()));
+  o->min_opt = cmd->add_option("--min-rows", o->min_rows, "batch: fewest rows (default 11)")
+                   ->check(integer_in(1, std::numeric_limits<std::int64_t>::max()));
+  o->max_opt = cmd->add_option("--max-rows", o->max_rows, "batch: most rows (default 1024)")
+                   ->check(integer_in(1, std::numeric_limits<std::int64_t>::max()));
   o->uniform_opt =
       cmd->add_flag("--uniform", o->uniform, "batch: one size and pattern, different values");
   cmd->footer(footer());

@@ -114,8 +114,11 @@ Csr<T, I> read_csr(const std::filesystem::path& file, const MmReadOptions& optio
 /// Writes `general` files (`real`, or `pattern`), host matrices only; a name
 /// ending in `.gz` is compressed. Coo entries are written in their order,
 /// duplicates included; `array` writes the dense matrix column by column
-/// (duplicates summed, absent entries as 0). Errors raise IoError naming the
-/// file; a partly written file is removed.
+/// (duplicates summed, absent entries as 0). The text goes to a temporary
+/// file beside `file`, renamed over it only once written whole and flushed;
+/// errors (a full disk, a missing folder, `file` a folder) raise IoError naming
+/// the file, and leave an existing file as it was and no temporary. A device
+/// (/dev/stdout) is written in place.
 template <Value T, Index I>
 void write(const std::filesystem::path& file, const Coo<T, I>& A,
            const MmWriteOptions& options = {});
