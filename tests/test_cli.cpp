@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.hpp"
+#include "files.hpp"
 #include "spx/convert.hpp"
 #include "spx/io/matrix_market.hpp"
 
@@ -212,22 +213,6 @@ TEST_F(Cli, ConvertErrors) {
 
 namespace spx::test {
 namespace {
-
-std::string slurp(const fs::path& file) {
-  std::ifstream f(file, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-/// The names in `dir` (files and folders), sorted.
-std::vector<std::string> listing(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir))
-    names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 /// A matrix of `n` x `n` with about 5n entries, as Matrix Market (~100 bytes a row).
 void write_matrix(const fs::path& file, std::int64_t n) {

@@ -17,6 +17,7 @@
 
 #include "common.hpp"
 #include "core/atomic_file.hpp"
+#include "files.hpp"
 #include "spx/convert.hpp"
 #include "spx/io/matrix_market.hpp"
 
@@ -25,21 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using spx::detail::AtomicFile;
-
-std::string slurp(const fs::path& file) {
-  std::ifstream f(file, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> listing(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir))
-    names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 /// A tridiagonal n x n matrix (about 3n entries, ~80 bytes of text a row).
 Csr<double, std::int32_t> tridiagonal(std::int32_t n) {
