@@ -3,11 +3,15 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
+
+#include <unistd.h>
 
 namespace spx::test {
 
@@ -27,5 +31,26 @@ inline std::vector<std::string> listing(const std::filesystem::path& dir) {
   std::sort(names.begin(), names.end());
   return names;
 }
+
+/// A fresh directory under the system temp dir, named after `prefix`, the
+/// process and `unique`, removed with its contents.
+class TempDir {
+ public:
+  TempDir(const std::string& prefix, std::uint64_t unique)
+      : path_(std::filesystem::temp_directory_path() /
+              (prefix + std::to_string(::getpid()) + "_" + std::to_string(unique))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace spx::test

@@ -458,14 +458,22 @@ void expect_stats_match_brute_force(const Csr<T, I>& A, const std::string& what)
   }
 }
 
+/// 1 × 2,000,000,000 (64-bit indices; 1 × (2^31 - 1) with 32-bit ones)
+/// with two entries, in the first and the last column but four.
+template <Value T, Index I>
+Csr<T, I> very_wide() {
+  const std::int64_t n = sizeof(I) == 8 ? std::int64_t{2'000'000'000} : kMax64 >> 32;
+  return Csr<T, I>(1, static_cast<I>(n), Array<I>{0, 2}, Array<I>{5, static_cast<I>(n - 1)},
+                   Array<T>{T{1}, T{2}});
+}
+
 /// The matrix: 1 × 2,000,000,000 with two entries took a stamp array
 /// of cols/b entries per thread (and a byte per diagonal) and aborted.
 TYPED_TEST(ApiMisuse, AnalyzeVeryWideMatrixQuickly) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  const std::int64_t n = sizeof(I) == 8 ? std::int64_t{2'000'000'000} : kMax64 >> 32;
-  const Csr<T, I> A(1, static_cast<I>(n), Array<I>{0, 2}, Array<I>{5, static_cast<I>(n - 1)},
-                    Array<T>{T{1}, T{2}});
+  const Csr<T, I> A = very_wide<T, I>();
+  const std::int64_t n = A.cols();
   const auto start = std::chrono::steady_clock::now();
   const MatrixStats s = analyze(A);
   const double seconds =
@@ -556,9 +564,8 @@ TEST(ApiMisuseParallel, FirstErrorCarriesTheException) {
 TYPED_TEST(ApiMisuse, DiaOfVeryWideMatrix) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  const std::int64_t n = sizeof(I) == 8 ? std::int64_t{2'000'000'000} : kMax64 >> 32;
-  const Csr<T, I> A(1, static_cast<I>(n), Array<I>{0, 2}, Array<I>{5, static_cast<I>(n - 1)},
-                    Array<T>{T{1}, T{2}});
+  const Csr<T, I> A = very_wide<T, I>();
+  const std::int64_t n = A.cols();
   const Dia<T, I> D = to_dia(A);
   EXPECT_EQ(D.ndiag(), 2);
   EXPECT_EQ(D.offsets().to_vector(), (std::vector<I>{5, static_cast<I>(n - 1)}));

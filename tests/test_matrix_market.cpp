@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "files.hpp"
 #include "spx/convert.hpp"
 #include "spx/io/matrix_market.hpp"
 
@@ -32,22 +33,10 @@ using io::MmReadOptions;
 using io::MmSymmetry;
 using io::MmWriteOptions;
 
-/// A fresh directory under the system temp dir, removed with its contents.
-class TempDir {
+/// A fresh directory for the test's files.
+class MmDir : public TempDir {
  public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("spx_mm_test_" + std::to_string(::getpid()) + "_" + std::to_string(fresh_seed()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
+  MmDir() : TempDir("spx_mm_test_", fresh_seed()) {}
 };
 
 void write_text(const fs::path& file, const std::string& text) {
@@ -280,7 +269,7 @@ TEST(MatrixMarketRead, NonFiniteValuesWhenAllowed) {
 
 TEST(MatrixMarketRead, ChunksAndThreadsGiveTheSameResult) {
   const auto A = random_coo<double, std::int32_t>(50, 70, 400, fresh_seed());
-  TempDir dir;
+  MmDir dir;
   io::write(dir / "a.mtx", A);
   const std::string text = read_text(dir / "a.mtx");
   const auto ref = triplets(io::parse_coo<double, std::int32_t>(text));
@@ -302,7 +291,7 @@ TEST(MatrixMarketRead, ChunksAndThreadsGiveTheSameResult) {
 }
 
 TEST(MatrixMarketRead, Header) {
-  TempDir dir;
+  MmDir dir;
   const std::string text = kSymmetric + "% c\n\n 7 7 2\n1 1 1\n2 1 1\n";
   write_text(dir / "h.mtx", text);
   write_gz(dir / "h.mtx.gz", text);
@@ -319,7 +308,7 @@ TEST(MatrixMarketRead, Header) {
 // ---- gzip ---------------------------------------------------------------------
 
 TEST(MatrixMarketGzip, ReadsGzipWhateverTheNameAndConcatenatedMembers) {
-  TempDir dir;
+  MmDir dir;
   const std::string head = kGeneral + "3 3 3\n1 1 1\n";
   const std::string tail = "2 2 2\n3 3 3\n";
   write_gz(dir / "m.mtx.gz", head + tail);
@@ -332,7 +321,7 @@ TEST(MatrixMarketGzip, ReadsGzipWhateverTheNameAndConcatenatedMembers) {
 }
 
 TEST(MatrixMarketGzip, CorruptAndTruncatedGzipAreIoErrors) {
-  TempDir dir;
+  MmDir dir;
   std::string text = kGeneral + "100 100 100\n";
   for (int k = 1; k <= 100; ++k)
     text += std::to_string(k) + " " + std::to_string(k) + " 1.5\n";
@@ -362,7 +351,7 @@ TYPED_TEST(MatrixMarketRoundTrip, CoordinateCooCsrArrayPatternGzip) {
   using I = typename TypeParam::index_type;
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  TempDir dir;
+  MmDir dir;
   const auto coo = random_coo<T, I>(37, 53, 500, seed);  // unsorted, with duplicates
   const auto csr = to_csr(coo);
   const auto want = triplets(coo);
@@ -421,7 +410,7 @@ TYPED_TEST(MatrixMarketRoundTrip, CoordinateCooCsrArrayPatternGzip) {
 }
 
 TEST(MatrixMarketWrite, Errors) {
-  TempDir dir;
+  MmDir dir;
   const auto A = random_coo<double, std::int32_t>(3, 3, 4, 1);
   MmWriteOptions bad;
   bad.precision = -1;
@@ -656,7 +645,7 @@ TEST(MatrixMarketSymmetric, PairsInBothTrianglesWithDifferentValues) {
 }
 
 TEST(MatrixMarketErrors, FilesNamedInMessages) {
-  TempDir dir;
+  MmDir dir;
   const fs::path missing = dir / "missing.mtx";
   try {
     io::read_coo<double, std::int32_t>(missing);
@@ -786,7 +775,7 @@ TEST(MatrixMarketSpeed, ReadsA50MBFile) {
   // 1.5 M entries with full-precision values: about 50 MB of text.
   const std::int32_t n = 200000;
   const auto A = to_csr(random_coo<double, std::int32_t>(n, n, 1500000, seed));
-  TempDir dir;
+  MmDir dir;
   const fs::path file = dir / "big.mtx";
   const auto t0 = clock::now();
   io::write(file, A);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "files.hpp"
 #include "spx/io/matrix_market.hpp"
 
 namespace spx::test {
@@ -345,21 +346,10 @@ TEST(MatrixMarketCorpus, EveryCaseHasItsExactOutcome) {
 
 // ---- files: gzip and names ------------------------------------------------------------
 
-class CorpusDir {
+/// A fresh directory for the test's files.
+class CorpusDir : public TempDir {
  public:
-  CorpusDir() {
-    path_ = fs::temp_directory_path() /
-            ("spx_mm_corpus_" + std::to_string(::getpid()) + "_" + std::to_string(fresh_seed()));
-    fs::create_directories(path_);
-  }
-  ~CorpusDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
+  CorpusDir() : TempDir("spx_mm_corpus_", fresh_seed()) {}
 };
 
 std::string gzip_bytes(const std::string& text) {
