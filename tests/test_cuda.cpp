@@ -79,6 +79,24 @@ std::vector<TestMatrix<T, I>> stress_matrices() {
       l = 1 + static_cast<std::int64_t>(gen() % 2);
     add("short-rows", 100000 / s, len);
   }
+  {  // one giant row among a million empty ones (binned: a split row)
+    std::vector<std::int64_t> len(1000000 / s, 0);
+    len[len.size() / 3] = 100000 / s;
+    add("giant-row-among-empty", 200000 / s, len);
+  }
+  {  // every row empty but one short one
+    std::vector<std::int64_t> len(50000 / s, 0);
+    len[len.size() - 7] = 9;
+    add("one-nonempty-row", 1000, len);
+  }
+  {  // lengths at the edges of warps, sub-warp batches and binned chunks
+    std::vector<std::int64_t> len;
+    for (int rep = 0; rep < 40; ++rep)
+      for (const std::int64_t l :
+           {31, 32, 33, 7, 8, 15, 16, 63, 64, 511, 512, 513, 1023, 1024, 1025, 0})
+        len.push_back(l);
+    add("edge-lengths", 3000, len);
+  }
   // 2D 5-point stencil (regular, ~5 per row)
   out.push_back(
       {"stencil-5pt",
@@ -108,6 +126,31 @@ TYPED_TEST(CudaKernels, StressMatricesMatchReference) {
     check(A.to(Space::Device), Format::Csr);
     check(to_coo(A).to(Space::Device), Format::Coo);
   }
+}
+
+// A row longer than 2^24 entries (where a float loses integers and 24-bit
+// counters wrap), among short rows, for every CUDA CSR kernel. 2^20 + 3
+// entries under SPX_TEST_SMALL=1 (compute-sanitizer runs).
+TYPED_TEST(CudaKernels, RowLongerThan2To24) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::int64_t giant =
+      small_tests() ? (std::int64_t{1} << 20) + 3 : (std::int64_t{1} << 24) + 3;
+  std::vector<std::int64_t> len(4096);
+  for (std::size_t i = 0; i < len.size(); ++i)
+    len[i] = static_cast<std::int64_t>(i % 5);
+  len[1234] = giant;
+  const std::uint64_t seed = fresh_seed();
+  const Csr<T, I> A = csr_with_lengths<T, I>(giant, len, seed);
+  const auto x = random_values<T>(A.cols(), seed + 2);
+  const auto y0 = random_values<T>(A.rows(), seed + 3);
+  const Csr<T, I> dA = A.to(Space::Device);
+  const auto ref = expected_spmv<T, I>(T{1}, A, x, T{-2}, y0);
+  for (const auto* k : cuda_kernels<T, I>(Format::Csr, false))
+    EXPECT_EQ(expect_matches(device_spmv(dA, k->info.algorithm, T{1}, x, T{-2}, y0), ref,
+                             fmt::format("{} seed={}", to_string(k->info.algorithm), seed)),
+              0);
 }
 
 TYPED_TEST(CudaKernels, SpxKernelsAgreeWithCusparse) {
@@ -173,8 +216,8 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
   Csr<T, I> dA = A.to(Space::Device);
   const auto x = random_values<T>(A.cols(), fresh_seed());
   const auto y0 = random_values<T>(A.rows(), fresh_seed());
-  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, spx::baselines::CusparseCsrAlg1,
-                      spx::baselines::CusparseCsrAlg2}) {
+  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned,
+                      spx::baselines::CusparseCsrAlg1, spx::baselines::CusparseCsrAlg2}) {
     const auto first = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
     const auto again = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
     EXPECT_EQ(expect_matches(again, expected_spmv<T, I>(T{1}, A, x, T{0.5}, y0),
@@ -190,8 +233,8 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
   detail::copy_bytes(dA.values().data(), Space::Device, fresh.data(), Space::Host,
                      fresh.size() * sizeof(T));
   const auto ref = expected_spmv<T, I>(T{1}, A, x, T{0.5}, y0);
-  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, spx::baselines::CusparseCsrAlg1,
-                      spx::baselines::CusparseCsrAlg2})
+  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned,
+                      spx::baselines::CusparseCsrAlg1, spx::baselines::CusparseCsrAlg2})
     EXPECT_EQ(expect_matches(device_spmv(dA, a, T{1}, x, T{0.5}, y0), ref,
                              fmt::format("{} after new values", to_string(a))),
               0);
@@ -342,22 +385,34 @@ TYPED_TEST(CudaKernels, AutoChoosesByRowStatisticsAndReportsIt) {
     EXPECT_EQ(info.backend, Backend::Cuda) << name;
     EXPECT_EQ(expect_matches(got, expected_spmv<T, I>(T{1}, A, x, T{0}, got), name), 0);
     if (name == "dense-row") {
-      EXPECT_EQ(info.algorithm, Algorithm::MergePath);
+      EXPECT_EQ(info.algorithm, Algorithm::Binned);  // irregular, fits in L2
     }
     if (name == "diag-empty-rows") {
-      EXPECT_EQ(info.algorithm, Algorithm::Scalar);
+      EXPECT_EQ(info.algorithm, Algorithm::Vector);  // few rows: a warp per row
     }
   }
+  // One wave of the GPU: rows of up to this many warps get a warp per row.
+  int sms = 0, per_sm = 0;
+#if SPX_HAVE_CUDA
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, 0),
+            cudaSuccess);
+#endif
+  const std::int64_t wave_rows = std::int64_t{sms} * per_sm / 32;
   for (auto& [name, A] : stress_matrices<T, I>()) {
     const Csr<T, I> dA = A.to(Space::Device);
     RunInfo info;
     device_spmv(dA, Algorithm::Auto, T{1}, random_values<T>(A.cols(), 4), T{0},
                 nan_vector<T>(A.rows()), &info);
-    if (name == "power-law" || name == "huge-row" || name == "long-rows") {
-      EXPECT_EQ(info.algorithm, Algorithm::MergePath) << name;
+    if (name == "power-law" || name == "huge-row" || name == "giant-row-among-empty") {
+      EXPECT_EQ(info.algorithm, Algorithm::Binned) << name;  // irregular, fits in L2
     }
-    if (name == "stencil-5pt") {
-      EXPECT_EQ(info.algorithm, Algorithm::Scalar) << name;  // mean row length < 5
+    if (name == "long-rows") {
+      EXPECT_EQ(info.algorithm, Algorithm::MergePath) << name;  // few rows, all long
+    }
+    if (name == "stencil-5pt") {  // mean row length < 5
+      EXPECT_EQ(info.algorithm, A.rows() <= wave_rows ? Algorithm::Vector : Algorithm::Scalar)
+          << name;
     }
   }
 }

@@ -31,7 +31,7 @@ constexpr NameTable<Format, 11> kFormatNames{{
     {Format::Bcsr, "bcsr"},
 }};
 
-constexpr NameTable<Algorithm, 29> kAlgorithmNames{{
+constexpr NameTable<Algorithm, 30> kAlgorithmNames{{
     {Algorithm::Auto, "auto"},
     {Algorithm::CpuMerge, "cpu_merge"},
     {Algorithm::CpuRows, "cpu_rows"},
@@ -43,6 +43,7 @@ constexpr NameTable<Algorithm, 29> kAlgorithmNames{{
     {Algorithm::Adaptive, "adaptive"},
     {Algorithm::Balanced, "balanced"},
     {Algorithm::MergePath, "merge_path"},
+    {Algorithm::Binned, "binned"},
     {Algorithm::SizedBlocks, "sized_blocks"},
     {Algorithm::Segmented, "segmented"},
     {Algorithm::ThreadPerRow, "thread_per_row"},

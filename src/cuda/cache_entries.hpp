@@ -32,6 +32,31 @@ struct CsrRowStats {
   double mean = 0;  ///< nnz / rows
   /// Mean over rows of (last column - first column), 0 for rows of < 2 entries.
   double mean_spread = 0;
+  /// Rows and their nonzeros by length class: class 0 holds the empty rows,
+  /// class k in 1..kLengthClasses-2 the rows of 2^(k-1) .. 2^k - 1 entries,
+  /// the last class every longer row.
+  static constexpr int kLengthClasses = 8;
+  std::array<std::int64_t, kLengthClasses> class_rows{};
+  std::array<std::int64_t, kLengthClasses> class_nnz{};
+};
+
+/// Binned CSR SpMV (csr_binned.cu): rows of at most `short_max` entries take
+/// `lanes` lanes each in place; the longer rows are listed, those of at most
+/// one warp chunk for a warp each, the longer ones split into warp chunks
+/// whose partial sums the last chunk to finish adds up in chunk order. Key:
+/// the lanes per short row (short_max follows from it).
+template <Index I>
+struct BinnedPlan {
+  using Key = int;
+  int lanes = 1;
+  std::int64_t short_max = 0;
+  std::int64_t warp_rows = 0;       ///< rows in (short_max, chunk]
+  Array<I> warp_row;                ///< those rows, increasing, device
+  std::int64_t split_rows = 0;      ///< rows of more than one chunk
+  Array<I> split_row;               ///< those rows, increasing, device
+  Array<std::int64_t> split_first;  ///< split_rows + 1: first chunk of each, device
+  std::int64_t chunks = 0;          ///< chunks of the split rows in all
+  Array<I> chunk_owner;             ///< chunks: index of its row in split_row, device
 };
 
 /// CSR-I (balanced): the starting row of every warp. Key: nonzeros per warp

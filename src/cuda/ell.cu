@@ -26,19 +26,6 @@
 
 namespace spx::cuda {
 
-namespace {
-
-/// Threads the current GPU holds resident at once.
-std::int64_t resident_threads() {
-  int device = 0, per_sm = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device),
-        "cudaDeviceGetAttribute(cudaDevAttrMaxThreadsPerMultiProcessor)");
-  return std::int64_t{per_sm} * sm_count();
-}
-
-}  // namespace
-
 template <int V, Value T, Index I>
 void spmv_ell_rows(T alpha, const Ell<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
   static_assert(V == 1 || V == 2);

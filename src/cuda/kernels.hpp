@@ -40,6 +40,14 @@ void spmv_csr_balanced(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, co
 template <Value T, Index I>
 void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
+/// Binned (csr_binned.cu): short rows in place with V lanes each (V from the
+/// short rows' mean length); rows of up to 512 entries a warp each, and
+/// longer rows split into 512-entry warp chunks whose partial sums the row's
+/// last chunk adds in chunk order, both from lists cached with the matrix.
+/// One launch; deterministic.
+template <Value T, Index I>
+void spmv_csr_binned(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
 /// Row-length statistics of a device CSR (CsrRowStats, cache_entries.hpp):
 /// computed once on the device (one small kernel and a synchronous copy on
 /// the default stream) and cached.

@@ -54,6 +54,20 @@ int sm_count() {
   return count;
 }
 
+std::int64_t l2_bytes() {
+  int bytes = 0;
+  check(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, current_device()),
+        "cudaDeviceGetAttribute(cudaDevAttrL2CacheSize)");
+  return bytes;
+}
+
+std::int64_t resident_threads() {
+  int per_sm = 0;
+  check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, current_device()),
+        "cudaDeviceGetAttribute(cudaDevAttrMaxThreadsPerMultiProcessor)");
+  return std::int64_t{per_sm} * sm_count();
+}
+
 std::int64_t resident_warps(const void* kernel, int block, std::string_view name) {
   int blocks_per_sm = 0;
   const cudaError_t err =

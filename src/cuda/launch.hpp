@@ -21,6 +21,12 @@ inline constexpr int kBlock = 256;
 /// Streaming multiprocessors of the current device.
 int sm_count();
 
+/// Bytes of L2 cache of the current device.
+std::int64_t l2_bytes();
+
+/// Threads the current device holds at once (SMs × threads per SM): one wave.
+std::int64_t resident_threads();
+
 /// Warps of `kernel` (a __global__ function, launched in blocks of `block`
 /// threads without dynamic shared memory) that the GPU holds at once: its
 /// occupancy × the SMs, at least one block per SM. `name` names the kernel

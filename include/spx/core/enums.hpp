@@ -48,6 +48,7 @@ enum class Algorithm : std::uint8_t {
   Adaptive,     ///< "smart": threads per row = next power of two of mean row length
   Balanced,     ///< CSR-I: equal nonzeros per warp, precomputed starting rows
   MergePath,    ///< Merrill–Garland merge path with carry-out fix-up
+  Binned,       ///< short rows in place, longer rows listed per warp, giant rows split
   SizedBlocks,  ///< batched CSR: work sized per matrix (small ones packed per block, large split)
 
   // ---- GPU COO ----
