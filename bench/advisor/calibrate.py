@@ -1,17 +1,27 @@
 #!/usr/bin/env python3
 """Calibrates the advisor's cost model (docs/advisor.md) from `spx bench` JSON.
 
-For every ok, correct, non-baseline SpMV record: efficiency = bw_fraction
-(bytes_moved / time / copy bandwidth). Per (backend, format, algorithm,
-class) the median efficiency; per (backend, format, algorithm) the 10th
-percentile of the times of members smaller than the cache as the fixed cost
-of a call; per (backend, format) the conversion's efficiency =
-(CSR bytes + format bytes) / (seconds x copy bandwidth), median, device
-conversion on CUDA, host conversion on the CPU. Classes as
-src/core/advisor.cpp: skewed (longest row > 8 x mean + 64), regular
-(row-length std <= 0.5 x mean), irregular (the rest).
+From the correct, non-baseline SpMV records of every file given, each
+compared with CSR's Auto kernel on the same matrix and precision (the
+reference):
+- fixed seconds per call per (backend, format, algorithm): the 10th
+  percentile of its times on the members that fit the cache (L2 / last-level
+  cache);
+- reference per (backend, class): its efficiency, the median of bytes_moved
+  / ((time - fixed) x copy bandwidth) over the members whose time is at
+  least 5 x the fixed cost (launch latency is not low efficiency);
+- relative efficiency per (backend, format, algorithm, class), over the same
+  bandwidth-bound members: the median of ((reference time - its fixed) /
+  (time - fixed)) x (bytes_moved / reference bytes_moved);
+- conversion per (backend, format): the median of (conversion seconds /
+  reference time) x (reference bytes_moved / (CSR bytes + format bytes)),
+  device conversions on CUDA, host conversions on the CPU: the survey's
+  conversion cost in SpMV-equivalents, per byte.
+Classes as src/core/advisor.cpp: skewed (longest row > 8 x mean + 64),
+regular (row-length std <= 0.5 x mean), irregular (the rest).
 
-usage: calibrate.py FILE.json... > table.txt (C++ initialisers on stdout)
+usage: calibrate.py FILE.json... > src/core/advisor_table.inc
+(the files of every backend together; each file's backend is its run's.)
 """
 import json
 import statistics
@@ -33,55 +43,110 @@ def q(v, p):
     return v[min(len(v) - 1, int(p * len(v)))]
 
 
-eff = defaultdict(list)
-t0 = defaultdict(list)
-conv = defaultdict(list)
-sources = []
-rows = []
-for path in sys.argv[1:]:
-    d = json.load(open(path))
-    if d.get("op", "spmv") != "spmv":
-        continue
-    sources.append(path)
-    bw = d["run"]["copy_gbs"] * 1e9
-    cache = d["run"]["device"]["cache_bytes"]
-    mats = {m["name"]: m for m in d["matrices"] if not m["error"]}
-    csr_bytes = {}
-    for r in d["records"]:
-        if r["format"] == "csr" and r["format_bytes"]:
-            csr_bytes[(r["matrix"], r["precision"])] = r["format_bytes"]
-    for r in d["records"]:
-        if r["status"] != "ok" or r["baseline"] or not r["correct"] or r["matrix"] not in mats:
+def backend(b):
+    return "Backend::Cuda" if b == "cuda" else "Backend::Cpu"
+
+
+def main(paths):
+    ref_eff = defaultdict(list)   # CSR Auto: absolute efficiency
+    rel = defaultdict(list)       # every kernel against CSR Auto
+    conv = defaultdict(list)      # conversions in CSR Auto products per byte
+    fixed_times = defaultdict(list)
+    pairs = []
+    sources = []
+    refs = []
+    for path in paths:
+        d = json.load(open(path))
+        if d.get("op", "spmv") != "spmv":
             continue
-        m = mats[r["matrix"]]
-        b, f, a = r["backend"], r["format"], r["algorithm"]
-        c = klass(m["stats"])
-        rows.append((b, f, a, c, r["bytes_moved"], r["time_s"], bw))
-        if r["bytes_moved"] < cache:
-            t0[(b, f, a)].append(r["time_s"])
-        s = r["convert_device_s"] if b == "cuda" else r["convert_host_s"]
-        key = (r["matrix"], r["precision"])
-        if f != "csr" and s and s > 0 and key in csr_bytes:
-            conv[(b, f)].append((csr_bytes[key] + r["format_bytes"]) / (s * bw))
+        sources.append("{} ({} backend, {})".format(
+            path, d["run"]["backend"], d["run"]["device"]["name"]))
+        bw = d["run"]["copy_gbs"] * 1e9
+        cache = d["run"]["device"]["cache_bytes"]
+        mats = {m["name"]: m for m in d["matrices"] if not m["error"]}
+        good = [r for r in d["records"]
+                if r["status"] == "ok" and not r["baseline"] and r["correct"]
+                and r["matrix"] in mats and r.get("op", "spmv") == "spmv"]
+        ref = {}
+        for r in good:
+            if r["format"] == "csr" and r["auto_choice"]:
+                ref[(r["matrix"], r["precision"])] = r
+        for r in good:
+            key = (r["matrix"], r["precision"])
+            if key not in ref:
+                continue
+            c = ref[key]
+            b, f, a = r["backend"], r["format"], r["algorithm"]
+            k = klass(mats[r["matrix"]]["stats"])
+            if r["bytes_moved"] < cache:
+                fixed_times[(b, f, a)].append(r["time_s"])
+            if r is c:
+                refs.append((b, k, r["bytes_moved"], r["time_s"], bw))
+            pairs.append((b, f, a, k, r, c))
+            s = r["convert_device_s"] if b == "cuda" else r["convert_host_s"]
+            if f != "csr" and s and s > 0:
+                conv[(b, f)].append(s / c["time_s"] * c["bytes_moved"] /
+                                    (c["format_bytes"] + r["format_bytes"]))
+    fixed = {key: q(v, 0.1) for key, v in fixed_times.items()}
+    ref_fixed = {}
+    for b, f, a, k, r, c in pairs:
+        if r is c:
+            ref_fixed[b] = min(ref_fixed.get(b, 1.0), fixed.get((b, "csr", c["algorithm"]), 0.0))
+    for b, k, moved, t, bw in refs:
+        t0 = ref_fixed.get(b, 0.0)
+        if t >= 5 * t0:
+            ref_eff[(b, k)].append(moved / ((t - t0) * bw))
+    # Relative efficiency where the reference is bandwidth-bound.
+    for b, f, a, k, r, c in pairs:
+        t0c = fixed.get((b, "csr", c["algorithm"]), 0.0)
+        t0r = fixed.get((b, f, a), 0.0)
+        if c["time_s"] < 5 * t0c:
+            continue
+        variable = max(r["time_s"] - t0r, 0.2 * r["time_s"])
+        rel[(b, f, a, k)].append((c["time_s"] - t0c) / variable *
+                                 r["bytes_moved"] / c["bytes_moved"])
 
-# efficiency from the members whose time is well above the fixed cost:
-# bytes_moved / ((time - t0) x bandwidth)
-for b, f, a, c, moved, t, bw in rows:
-    fixed = q(t0[(b, f, a)], 0.1) if t0[(b, f, a)] else 0.0
-    if t >= 5 * fixed:
-        eff[(b, f, a, c)].append(moved / ((t - fixed) * bw))
+    out = ["// The advisor's calibrated constants. Generated by bench/advisor/calibrate.py",
+           "// (docs/advisor.md, \"Calibration\") from:"]
+    out += ["//   " + s for s in sources]
+    out.append("// Included once, by src/core/advisor_model.cpp, inside its anonymous namespace.")
+    out.append("")
+    out.append("// CSR with its Auto kernel: {backend, class, efficiency (fraction of the copy")
+    out.append("// bandwidth), fixed seconds per call, records}")
+    out.append("constexpr RefRow kReference[] = {")
+    for key in sorted(ref_eff):
+        out.append('    {{{}, "{}", {:.3f}, {:.3g}, {}}},'.format(
+            backend(key[0]), key[1], statistics.median(ref_eff[key]), ref_fixed[key[0]],
+            len(ref_eff[key])))
+    out.append("};")
+    out.append("")
+    out.append("// {backend, format, algorithm, 10th percentile of the cache-resident times}")
+    out.append("constexpr FixedRow kFixed[] = {")
+    for key in sorted(fixed):
+        out.append('    {{{}, "{}", "{}", {:.3g}}},'.format(
+            backend(key[0]), key[1], key[2], fixed[key]))
+    out.append("};")
+    out.append("")
+    out.append("// {backend, format, algorithm, class, median efficiency relative to CSR Auto")
+    out.append("// (bytes moved per second over CSR Auto's on the same matrix), records}")
+    out.append("constexpr EffRow kRelative[] = {")
+    for key in sorted(rel):
+        out.append('    {{{}, "{}", "{}", "{}", {:.3f}, {}}},'.format(
+            backend(key[0]), key[1], key[2], key[3], statistics.median(rel[key]),
+            len(rel[key])))
+    out.append("};")
+    out.append("")
+    out.append("// {backend, format, median conversion seconds per byte (CSR + format) in CSR")
+    out.append("// Auto product-seconds per byte moved, records}")
+    out.append("constexpr ConvRow kConversion[] = {")
+    for key in sorted(conv):
+        out.append('    {{{}, "{}", {:.3f}, {}}},'.format(
+            backend(key[0]), key[1], statistics.median(conv[key]), len(conv[key])))
+    out.append("};")
+    print("\n".join(out))
 
-print("// from:", ", ".join(sources))
-print("// efficiency: {backend, format, algorithm, class, median bw_fraction, records}")
-for k in sorted(eff):
-    v = eff[k]
-    print('{{Backend::{}, "{}", "{}", "{}", {:.3f}, {}}},'.format(
-        "Cuda" if k[0] == "cuda" else "Cpu", k[1], k[2], k[3], statistics.median(v), len(v)))
-print("// fixed cost: {backend, format, algorithm, 10th percentile of small members' time}")
-for k in sorted(t0):
-    print('{{Backend::{}, "{}", "{}", {:.3g}}},'.format(
-        "Cuda" if k[0] == "cuda" else "Cpu", k[1], k[2], q(t0[k], 0.1)))
-print("// conversion: {backend, format, median efficiency, records}")
-for k in sorted(conv):
-    print('{{Backend::{}, "{}", {:.4f}, {}}},'.format(
-        "Cuda" if k[0] == "cuda" else "Cpu", k[1], statistics.median(conv[k]), len(conv[k])))
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])

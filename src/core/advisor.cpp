@@ -392,9 +392,10 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
 
 /// The conversion's time in the model: the CSR read and the result written
 /// at the calibrated fraction of the bandwidth, plus a fixed cost.
-double conversion_s(Backend b, Format f, std::int64_t csr_bytes, std::int64_t bytes, double gbs) {
-  return detail::conversion_fixed_s(b) +
-         static_cast<double>(csr_bytes + bytes) / (detail::conversion_efficiency(b, f) * gbs * 1e9);
+double conversion_s(Backend b, Format f, Regularity c, std::int64_t csr_bytes, std::int64_t bytes,
+                    double gbs) {
+  return detail::conversion_fixed_s(b) + static_cast<double>(csr_bytes + bytes) /
+                                             (detail::conversion_efficiency(b, f, c) * gbs * 1e9);
 }
 
 }  // namespace
@@ -458,7 +459,8 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
                     static_cast<double>(c.bytes_moved) / (e.efficiency * adv.bandwidth_gbs * 1e9);
       // The caller's format and the CSR (which the statistics needed) are there already.
       const bool kept = f == current || f == Format::Csr;
-      c.convert_s = kept ? 0.0 : conversion_s(backend, f, csr_bytes, fp.bytes, adv.bandwidth_gbs);
+      c.convert_s =
+          kept ? 0.0 : conversion_s(backend, f, klass, csr_bytes, fp.bytes, adv.bandwidth_gbs);
       if (!kept && !fp.refused.empty()) {
         c.feasible = false;
         c.reason = fp.refused;

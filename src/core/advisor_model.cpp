@@ -9,10 +9,16 @@
 namespace spx::detail {
 namespace {
 
+struct RefRow {
+  Backend backend;
+  std::string_view klass;
+  double efficiency, fixed;
+  int records;
+};
 struct EffRow {
   Backend backend;
   std::string_view format, algorithm, klass;
-  double efficiency;
+  double relative;
   int records;
 };
 struct FixedRow {
@@ -23,7 +29,7 @@ struct FixedRow {
 struct ConvRow {
   Backend backend;
   std::string_view format;
-  double efficiency;
+  double reference_products;
   int records;
 };
 
@@ -53,32 +59,45 @@ std::string_view to_string(Regularity r) noexcept {
   return "?";
 }
 
+double reference_efficiency(Backend b, Regularity c) {
+  const std::string_view cn = to_string(c);
+  std::vector<double> all;
+  for (const RefRow& r : kReference) {
+    if (r.backend != b) continue;
+    if (r.klass == cn && r.records >= kMinRecords) return r.efficiency;
+    all.push_back(r.efficiency);
+  }
+  return all.empty() ? 0.5 : median(all);
+}
+
 ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity c) {
   const std::string_view fn = to_string(f), an = to_string(a), cn = to_string(c);
+  const double ref = reference_efficiency(b, c);
   std::vector<double> kernel, format;
-  for (const EffRow& r : kEfficiency) {
+  for (const EffRow& r : kRelative) {
     if (r.backend != b || r.format != fn || r.records < kMinRecords) continue;
-    if (r.algorithm == an && r.klass == cn) return {r.efficiency, true};
-    if (r.algorithm == an) kernel.push_back(r.efficiency);
-    if (r.klass == cn) format.push_back(r.efficiency);
+    if (r.algorithm == an && r.klass == cn) return {ref * r.relative, true};
+    if (r.algorithm == an) kernel.push_back(r.relative);
+    if (r.klass == cn) format.push_back(r.relative);
   }
-  if (!kernel.empty()) return {median(kernel), false};
-  if (!format.empty()) return {median(format), false};
-  return {0.3, false};
+  if (!kernel.empty()) return {ref * median(kernel), false};
+  if (!format.empty()) return {ref * median(format), false};
+  return {ref * 0.5, false};
 }
 
 double product_fixed_s(Backend b, Format f, Algorithm a) {
   const std::string_view fn = to_string(f), an = to_string(a);
   for (const FixedRow& r : kFixed)
     if (r.backend == b && r.format == fn && r.algorithm == an) return r.seconds;
-  return b == Backend::Cuda ? 8e-6 : 5e-6;
+  return b == Backend::Cuda ? 8e-6 : 2e-6;
 }
 
-double conversion_efficiency(Backend b, Format f) {
+double conversion_efficiency(Backend b, Format f, Regularity c) {
   const std::string_view fn = to_string(f);
+  double products = b == Backend::Cuda ? 15.0 : 5.0;
   for (const ConvRow& r : kConversion)
-    if (r.backend == b && r.format == fn) return r.efficiency;
-  return b == Backend::Cuda ? 0.02 : 0.05;
+    if (r.backend == b && r.format == fn) products = r.reference_products;
+  return reference_efficiency(b, c) / products;
 }
 
 double conversion_fixed_s(Backend b) {
