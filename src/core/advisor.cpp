@@ -119,16 +119,20 @@ struct Profile {
 };
 
 /// Distinct diagonals of each hack of H rows: marks in a per-thread array
-/// over the hack's offset range where it is small, else a sort.
+/// over the hack's offset range where it is small; else marks over every
+/// diagonal (m + n − 1 slots per thread) where that costs no more than a few
+/// words per nonzero and row; else a sort of the hack's offsets.
 template <Index I>
-std::vector<std::int64_t> hack_diagonals(const I* ptr, const I* col, std::int64_t m,
+std::vector<std::int64_t> hack_diagonals(const I* ptr, const I* col, std::int64_t m, std::int64_t n,
                                          std::int64_t H) {
   const std::int64_t nh = (m + H - 1) / H;
+  const std::int64_t nnz = ptr[m];
+  const bool global_marks = m + n <= 2 * (nnz + m) + (std::int64_t{1} << 16);
   std::vector<std::int64_t> diags(static_cast<std::size_t>(nh), 0);
   detail::FirstError first;
 #pragma omp parallel
   {
-    std::vector<std::int64_t> stamp;
+    std::vector<std::int64_t> stamp, all;
     std::vector<std::int64_t> keys;
 #pragma omp for schedule(dynamic, 64)
     for (std::int64_t h = 0; h < nh; ++h) {
@@ -143,17 +147,23 @@ std::vector<std::int64_t> hack_diagonals(const I* ptr, const I* col, std::int64_
           }
         const std::int64_t range = hi - lo + 1, entries = ptr[r1] - ptr[r0];
         std::int64_t d = 0;
-        if (range <= std::max<std::int64_t>(4 * entries, 4096)) {
-          if (static_cast<std::int64_t>(stamp.size()) < range)
-            stamp.assign(static_cast<std::size_t>(range), -1);
+        const auto mark = [&](std::vector<std::int64_t>& marks, std::int64_t base) {
           for (std::int64_t i = r0; i < r1; ++i)
             for (I k = ptr[i]; k < ptr[i + 1]; ++k) {
-              std::int64_t& s = stamp[static_cast<std::size_t>(col[k] - i - lo)];
+              std::int64_t& s = marks[static_cast<std::size_t>(col[k] - i - base)];
               if (s != h) {
                 s = h;
                 ++d;
               }
             }
+        };
+        if (range <= std::max<std::int64_t>(4 * entries, 4096)) {
+          if (static_cast<std::int64_t>(stamp.size()) < range)
+            stamp.assign(static_cast<std::size_t>(range), -1);
+          mark(stamp, lo);
+        } else if (global_marks) {
+          if (all.empty()) all.assign(static_cast<std::size_t>(m + n), -1);
+          mark(all, -(m - 1));
         } else {
           keys.clear();
           for (std::int64_t i = r0; i < r1; ++i)
@@ -302,11 +312,12 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
     });
   }
   // HLL: hacks of H rows, each padded to its longest row.
+  std::int64_t hll_stored = 0;  // also a lower bound of HDI's stored values
   {
     Footprint& f = at(Format::Hll);
     f.refused = refusal([&] {
       const std::int64_t H = o.hack_size, hacks = (m + H - 1) / H;
-      std::int64_t stored = 0;
+      std::int64_t& stored = hll_stored;
       for (std::int64_t h = 0; h < hacks; ++h) {
         const std::int64_t r0 = h * H, r1 = std::min(m, r0 + H);
         std::int64_t w = 0;
@@ -354,7 +365,21 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
     Footprint& f = at(Format::Hdi);
     f.refused = refusal([&] {
       const std::int64_t H = o.hack_size, nh = (m + H - 1) / H;
-      const std::vector<std::int64_t> d = hack_diagonals(ptr, col, m, H);
+      // A row's entries lie on distinct diagonals, so a hack holds at least
+      // as many diagonals as its longest row: HDI stores at least what HLL
+      // stores. When that alone is over the budget, the count is not needed.
+      const double limit = std::max(static_cast<double>(o.max_bytes_floor),
+                                    o.max_expansion * static_cast<double>(p.csr_bytes));
+      if (static_cast<double>(hll_stored) * static_cast<double>(sizeof(T)) > limit) {
+        f.bytes = hll_stored * ST;
+        throw Unsupported(fmt::format(
+            "HDI: {} hacks of {} rows would store at least {} values ({} bytes, as many as HLL "
+            "pads to), above the limit of {:.0f} bytes = max(ConvertOptions::max_bytes_floor = "
+            "{}, max_expansion = {} x CSR bytes); raise the budget or use a format with less "
+            "padding",
+            nh, H, hll_stored, f.bytes, limit, o.max_bytes_floor, o.max_expansion));
+      }
+      const std::vector<std::int64_t> d = hack_diagonals(ptr, col, m, n, H);
       std::int64_t total = 0;
       for (std::int64_t x : d)
         total += x;
