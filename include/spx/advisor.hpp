@@ -66,7 +66,7 @@ struct Candidate {
   double convert_s = 0;
   /// convert_s + products × product_s (the measured product time when tuned).
   double total_s = 0;
-  /// Products after which this candidate beats CSR with its Auto kernel:
+  /// Products after which this candidate beats the best predicted CSR kernel:
   /// 0 for CSR, +inf when it never does.
   double break_even = 0;
   /// The efficiency of the model used (fraction of the copy bandwidth).
