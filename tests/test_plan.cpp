@@ -107,6 +107,32 @@ TEST(Advisor, PowerLawMatricesAreNeverPadded) {
   }
 }
 
+TEST(Advisor, CudaModelAnswersWithoutADevice) {
+  // The model needs no GPU (only the kernels registered in the build): the
+  // CUDA answers can be checked here; a CPU-only build has no CUDA kernel.
+  AdvisorOptions o;
+  o.backend = Backend::Cuda;
+  o.bandwidth_gbs = 3000;
+  const auto A = gen<double, std::int32_t>("chunglu:n=20000,degree=8");
+  if (!cuda_compiled()) {
+    EXPECT_CONTAINS(message_of<Unsupported>([&] { advise(A, products(10), o); }),
+                    "no spmv kernel on the cuda backend");
+    return;
+  }
+  for (std::int64_t n : {1, 100, 10000}) {
+    const Advice a = advise(A, products(n), o);
+    EXPECT_FALSE(padded(a.chosen().format)) << a.why;
+    EXPECT_EQ(a.backend, Backend::Cuda);
+  }
+  const auto S = gen<double, std::int32_t>("stencil2d:n=300,points=5");
+  EXPECT_EQ(advise(S, products(1), o).chosen().format, Format::Csr);
+}
+
+TEST(Plan, DeviceBandwidthIsMeasured) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  EXPECT_GT(advisor_bandwidth(Backend::Cuda), 50.0);
+}
+
 // ---- footprints without conversion ---------------------------------------------------
 
 template <class P>
