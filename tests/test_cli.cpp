@@ -616,6 +616,16 @@ TEST_F(Cli, AdviseRanksTheCandidatesAndMarksThePick) {
   }
   EXPECT_EQ(picks, 1);
 
+  // The CUDA model needs no device, only a bandwidth (and CUDA in the build).
+  const Result c = run_spx("advise " + quoted(file) + " --backend cuda --bandwidth 3000");
+  if (cuda_compiled()) {
+    EXPECT_EQ(c.code, 0) << c.err;
+    EXPECT_CONTAINS(c.out, "on the cuda backend");
+  } else {
+    EXPECT_EQ(c.code, 1);
+    EXPECT_CONTAINS(c.err, "built without CUDA");
+  }
+
   // A generator spec, tuned.
   const Result g = run_spx("advise stencil2d:n=60 --products 500 --bandwidth 20 --tune");
   ASSERT_EQ(g.code, 0) << g.err;

@@ -60,8 +60,13 @@ void advise_file(const AdviseArgs& args) {
   work.cols = work.op == Op::Spmm ? args.cols : 1;
   if (args.memory_mb >= 0) work.memory_limit = static_cast<std::int64_t>(args.memory_mb * 1e6);
   const Backend backend = args.backend == "cuda" ? Backend::Cuda : Backend::Cpu;
-  if (backend == Backend::Cuda && !cuda_available())
-    throw Unsupported("--backend cuda: no usable CUDA device (or SpX was built without CUDA)");
+  // The model needs no device, only CUDA's kernels in the build and a bandwidth.
+  if (backend == Backend::Cuda && !cuda_compiled())
+    throw Unsupported("--backend cuda: SpX was built without CUDA");
+  if (backend == Backend::Cuda && !cuda_available() && (args.tune || args.bandwidth <= 0))
+    throw Unsupported(
+        "--backend cuda: no usable CUDA device to measure the bandwidth or tune (give "
+        "--bandwidth GBS for the model alone)");
 
   Advice adv;
   PlanReport report;
