@@ -302,10 +302,13 @@ TEST(Bench, RunBenchEndToEndBothPrecisions) {
       EXPECT_LE(b["geomean_oracle_over_pick"].get<double>(), 1.0 + 1e-12);
       EXPECT_LE(b["worst_oracle_over_pick"].get<double>(),
                 b["geomean_oracle_over_pick"].get<double>() + 1e-12);
+      // Tuning pays for its measurements, so it may fall below the oracle, never above.
+      if (b["geomean_oracle_over_tuned"].is_number())
+        EXPECT_LE(b["geomean_oracle_over_tuned"].get<double>(), 1.0 + 1e-12);
     }
     EXPECT_EQ(p["entries"].size(), 2u * std::size(bench::kAdvisorProducts));
   }
-  EXPECT_NE(table.find("advisor (model only)"), std::string::npos);
+  EXPECT_NE(table.find("advisor: total time of conversion + N products"), std::string::npos);
 }
 
 /// A small valid document to mutate.

@@ -86,9 +86,18 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
       work.products = products;
       try {
         const Advice a = advise(A, work, ao);
-        results.advisor_picks.push_back({info.name, detail::precision_of<T>(), products,
-                                         a.chosen().format, a.chosen().algorithm,
-                                         a.chosen().total_s, a.advise_s});
+        AdvisorPick pick{info.name,
+                         detail::precision_of<T>(),
+                         products,
+                         a.chosen().format,
+                         a.chosen().algorithm,
+                         a.chosen().total_s,
+                         a.advise_s,
+                         {}};
+        for (const Candidate& c : a.candidates)
+          if (c.feasible && pick.tune_candidates.size() < kAdvisorTuneCandidates)
+            pick.tune_candidates.emplace_back(c.format, c.algorithm);
+        results.advisor_picks.push_back(std::move(pick));
       } catch (const Error&) {
         // No pick (no kernel on the backend): the report counts the matrix as unadvised.
       }

@@ -56,7 +56,9 @@ constexpr Field kAdvisorProducts[] = {{"products", K::Integer},
                                       {"worst_oracle_over_pick", K::NumberOrNull},
                                       {"worst_matrix", K::String},
                                       {"geomean_oracle_over_csr_auto", K::NumberOrNull},
-                                      {"worst_oracle_over_csr_auto", K::NumberOrNull}};
+                                      {"worst_oracle_over_csr_auto", K::NumberOrNull},
+                                      {"geomean_oracle_over_tuned", K::NumberOrNull},
+                                      {"worst_oracle_over_tuned", K::NumberOrNull}};
 constexpr Field kAdvisorEntry[] = {{"matrix", K::String},
                                    {"products", K::Integer},
                                    {"pick", K::String},
@@ -67,6 +69,9 @@ constexpr Field kAdvisorEntry[] = {{"matrix", K::String},
                                    {"csr_auto_total_s", K::NumberOrNull},
                                    {"oracle_over_pick", K::NumberOrNull},
                                    {"oracle_over_csr_auto", K::NumberOrNull},
+                                   {"tuned", K::StringOrNull},
+                                   {"tuned_total_s", K::NumberOrNull},
+                                   {"oracle_over_tuned", K::NumberOrNull},
                                    {"advise_s", K::Number}};
 constexpr Field kRun[] = {
     {"spx_version", K::String}, {"commit", K::String},   {"commit_dirty", K::Bool},
