@@ -346,6 +346,8 @@ TEST(Plan, TuningMeasuresCandidatesAndRecordsItsCost) {
   po.bandwidth_gbs = kHostGbs;
   po.tune = true;
   po.warm = true;
+  po.tune_within = 1e9;  // measure the 3 best whatever the model expects to gain
+  po.tune_budget = 1e9;
   const Plan<double, std::int32_t> plan(A, products(1000), po);
   const PlanReport& r = plan.report();
   EXPECT_TRUE(r.tuned);
@@ -356,8 +358,16 @@ TEST(Plan, TuningMeasuresCandidatesAndRecordsItsCost) {
   EXPECT_GE(measured, 1);
   EXPECT_LE(measured, 3);
   EXPECT_TRUE(r.advice.chosen().measured);
-  // Below tune_min_products the plan does not tune.
+  // Below tune_min_products the plan does not tune, nor where measuring
+  // would cost more than the budget allows.
   EXPECT_FALSE((Plan<double, std::int32_t>(A, products(10), po).report().tuned));
+  po.tune_budget = 0;
+  EXPECT_FALSE((Plan<double, std::int32_t>(A, products(1000), po).report().tuned));
+  const Advice a = advise(A, products(1000), host_options());
+  EXPECT_TRUE(tuning_candidates(a, 3, 1e9, 0).empty());
+  const auto some = tuning_candidates(a, 3, 1e9, 1e9);
+  ASSERT_EQ(some.size(), 3u);
+  EXPECT_EQ(some[0], a.pick);
 }
 
 TEST(Plan, DevicePlanEqualsSpmv) {

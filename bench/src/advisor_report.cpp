@@ -82,7 +82,7 @@ void summarize_advisor(Results& res) {
         // least measured conversion + N products.
         std::optional<double> tuned_total;
         std::string tuned_name;
-        if (n >= kAdvisorTuneMinProducts) {
+        if (n >= kAdvisorTuneMinProducts && !pick.tune_candidates.empty()) {
           double tuning = 0, best_tuned = std::numeric_limits<double>::infinity();
           for (const auto& [f, a] : pick.tune_candidates)
             for (const Record& r : res.records) {
@@ -184,11 +184,12 @@ std::string advisor_table(const Results& res) {
                        "worst matrix", "CSR-Auto geo", "CSR-Auto min", "tuned geo", "tuned min");
     for (const json& b : p["by_products"])
       out += fmt::format(
-          "  {:<4} {:>6} {:>9} {:>10} {:>10}  {:<28} {:>14} {:>12}{}\n", "",
+          "  {:<4} {:>6} {:>9} {:>10} {:>10}  {:<28} {:>14} {:>12} {:>11} {:>11}{}\n", "",
           b["products"].get<std::int64_t>(), b["matrices"].get<int>(),
           num(b["geomean_oracle_over_pick"]), num(b["worst_oracle_over_pick"]),
           b["worst_matrix"].get<std::string>().substr(0, 28),
           num(b["geomean_oracle_over_csr_auto"]), num(b["worst_oracle_over_csr_auto"]),
+          num(b["geomean_oracle_over_tuned"]), num(b["worst_oracle_over_tuned"]),
           b["unmeasured_picks"].get<int>() > 0
               ? fmt::format("  ({} picks not measured)", b["unmeasured_picks"].get<int>())
               : "");

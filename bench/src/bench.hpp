@@ -303,14 +303,15 @@ struct AdvisorPick {
   Algorithm algorithm = Algorithm::Auto;
   double predicted_total_s = 0;
   double advise_s = 0;  ///< seconds the advice took
-  /// The best predicted feasible candidates, which a tuning plan measures.
+  /// The candidates a tuning plan measures (spx::tuning_candidates; empty:
+  /// it would not tune).
   std::vector<std::pair<Format, Algorithm>> tune_candidates;
 };
 
 /// Candidates a tuning plan measures (PlanOptions::tune_candidates), from
 /// this many products on (PlanOptions::tune_min_products), and the products
 /// it runs on each (one warm-up and five timed).
-inline constexpr std::size_t kAdvisorTuneCandidates = 3;
+inline constexpr int kAdvisorTuneCandidates = 3;
 inline constexpr std::int64_t kAdvisorTuneMinProducts = 100;
 inline constexpr int kAdvisorTuneProducts = 6;
 

@@ -94,9 +94,8 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
                          a.chosen().total_s,
                          a.advise_s,
                          {}};
-        for (const Candidate& c : a.candidates)
-          if (c.feasible && pick.tune_candidates.size() < kAdvisorTuneCandidates)
-            pick.tune_candidates.emplace_back(c.format, c.algorithm);
+        for (std::size_t i : tuning_candidates(a, kAdvisorTuneCandidates))
+          pick.tune_candidates.emplace_back(a.candidates[i].format, a.candidates[i].algorithm);
         results.advisor_picks.push_back(std::move(pick));
       } catch (const Error&) {
         // No pick (no kernel on the backend): the report counts the matrix as unadvised.

@@ -108,6 +108,15 @@ template <Value T, Index I>
 Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& options = {},
               Format current = Format::Csr);
 
+/// The candidates worth measuring (indices into advice.candidates, best
+/// first): up to `count` feasible ones whose predicted total is within
+/// `within` × the pick's. Empty when only the pick qualifies, or when
+/// measuring them (each converted and run `runs` products, as predicted)
+/// would cost more than `budget` × the pick's predicted total: then tuning
+/// cannot pay for itself.
+std::vector<std::size_t> tuning_candidates(const Advice& advice, int count = 3, double within = 1.5,
+                                           double budget = 0.1, int runs = 6);
+
 /// Copy bandwidth of a backend in GB/s: measured once per process (CPU: a
 /// STREAM-like OpenMP copy; CUDA: a device-to-device copy) through the
 /// backend's module, or the override. Throws Unsupported when the backend is

@@ -24,8 +24,13 @@ struct PlanOptions {
   /// by measurement. Only when work.products ≥ tune_min_products.
   bool tune = false;
   std::int64_t tune_min_products = 100;
-  /// Candidates measured when tuning (the best predicted ones).
+  /// Candidates measured when tuning: at most this many of the best
+  /// predicted, within tune_within × the pick's predicted total; the plan
+  /// tunes only when measuring them is predicted to cost at most
+  /// tune_budget × the pick's total (advisor.hpp, tuning_candidates).
   int tune_candidates = 3;
+  double tune_within = 1.5;
+  double tune_budget = 0.1;
   /// Run one product at build (after the choice) so that the kernel's
   /// preprocessing is in the structure cache before the first `run`.
   bool warm = false;

@@ -540,6 +540,23 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
   });
 }
 
+std::vector<std::size_t> tuning_candidates(const Advice& advice, int count, double within,
+                                           double budget, int runs) {
+  std::vector<std::size_t> out;
+  if (advice.candidates.empty()) return out;
+  const double best = advice.chosen().total_s;
+  double cost = 0;
+  for (std::size_t i = 0; i < advice.candidates.size(); ++i) {
+    const Candidate& c = advice.candidates[i];
+    if (static_cast<int>(out.size()) == count) break;
+    if (!c.feasible || c.total_s > within * best) continue;
+    out.push_back(i);
+    cost += c.convert_s + runs * c.product_s;
+  }
+  if (out.size() < 2 || cost > budget * best) out.clear();
+  return out;
+}
+
 #define SPX_INST(T, I) \
   template Advice advise<T, I>(const Csr<T, I>&, const Workload&, const AdvisorOptions&, Format);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)

@@ -90,6 +90,10 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
   if (options.tune_candidates < 1)
     throw InvalidInput(fmt::format("PlanOptions::tune_candidates: {}; expected at least 1",
                                    options.tune_candidates));
+  if (!(options.tune_within >= 1) || !(options.tune_budget >= 0))
+    throw InvalidInput(fmt::format(
+        "PlanOptions::tune_within = {}, tune_budget = {}; expected within >= 1, budget >= 0",
+        options.tune_within, options.tune_budget));
   State& s = *s_;
   s.work = work;
   s.options = options;
@@ -189,15 +193,20 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
 
   // Tuning: measure the best predicted candidates.
   std::size_t pick = order.front();
+  std::vector<std::size_t> to_measure;
   if (options.tune && work.products >= options.tune_min_products) {
+    // The advisor's candidates worth measuring, among those the options allow.
+    for (std::size_t i : tuning_candidates(r.advice, options.tune_candidates, options.tune_within,
+                                           options.tune_budget))
+      if (std::find(order.begin(), order.end(), i) != order.end()) to_measure.push_back(i);
+    if (to_measure.size() < 2) to_measure.clear();
+  }
+  if (!to_measure.empty()) {
     const auto t_tune = std::chrono::steady_clock::now();
     std::optional<std::size_t> best;
-    int measured = 0;
-    for (std::size_t i : order) {
-      if (measured == options.tune_candidates) break;
+    for (std::size_t i : to_measure) {
       const auto m = usable(i);
       if (!m) continue;
-      ++measured;
       Candidate& c = cands[i];
       // A handful of products on zero operands (values do not change the time).
       const std::int64_t rows = rows_of(*m), cols = cols_of(*m);

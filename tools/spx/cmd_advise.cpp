@@ -77,6 +77,9 @@ void advise_file(const AdviseArgs& args) {
     PlanOptions po;
     po.tune = true;
     po.tune_min_products = 1;
+    // Asked for: measure the best candidates whatever the model expects to gain.
+    po.tune_within = 1e300;
+    po.tune_budget = 1e300;
     po.bandwidth_gbs = args.bandwidth;
     std::optional<Csr<T, I>> device;
     if (backend == Backend::Cuda) device = A.to(Space::Device);
