@@ -59,8 +59,8 @@ def main(paths):
         d = json.load(open(path))
         if d.get("op", "spmv") != "spmv":
             continue
-        sources.append("{} ({} backend, {})".format(
-            path, d["run"]["backend"], d["run"]["device"]["name"]))
+        sources.append(path)
+        sources.append("  ({} backend, {})".format(d["run"]["backend"], d["run"]["device"]["name"]))
         bw = d["run"]["copy_gbs"] * 1e9
         cache = d["run"]["device"]["cache_bytes"]
         mats = {m["name"]: m for m in d["matrices"] if not m["error"]}
@@ -110,6 +110,8 @@ def main(paths):
            "// (docs/advisor.md, \"Calibration\") from:"]
     out += ["//   " + s for s in sources]
     out.append("// Included once, by src/core/advisor_model.cpp, inside its anonymous namespace.")
+    out.append("// One row per line, as generated:")
+    out.append("// clang-format off")
     out.append("")
     out.append("// CSR with its Auto kernel: {backend, class, efficiency (fraction of the copy")
     out.append("// bandwidth), fixed seconds per call, records}")
@@ -143,6 +145,7 @@ def main(paths):
         out.append('    {{{}, "{}", {:.3f}, {}}},'.format(
             backend(key[0]), key[1], statistics.median(conv[key]), len(conv[key])))
     out.append("};")
+    out.append("// clang-format on")
     print("\n".join(out))
 
 
