@@ -287,6 +287,28 @@ TEST(Bench, RunBenchEndToEndBothPrecisions) {
   const std::string table = bench::format_table(res);
   EXPECT_NE(table.find("tiny-a"), std::string::npos);
   EXPECT_NE(table.find("not measured: broken-producer"), std::string::npos);
+
+  // The advisor report: every measured matrix, precision and N judged
+  // against the oracle of the same run (a ratio in (0, 1]).
+  EXPECT_EQ(res.advisor_picks.size(), 2u * 2u * std::size(bench::kAdvisorProducts));
+  ASSERT_TRUE(doc.contains("advisor"));
+  ASSERT_EQ(doc["advisor"]["precisions"].size(), 2u);
+  for (const auto& p : doc["advisor"]["precisions"]) {
+    ASSERT_EQ(p["by_products"].size(), std::size(bench::kAdvisorProducts));
+    for (const auto& b : p["by_products"]) {
+      EXPECT_EQ(b["matrices"].get<int>() + b["unmeasured_picks"].get<int>(), 2);
+      if (b["matrices"].get<int>() == 0) continue;
+      EXPECT_GT(b["geomean_oracle_over_pick"].get<double>(), 0.0);
+      EXPECT_LE(b["geomean_oracle_over_pick"].get<double>(), 1.0 + 1e-12);
+      EXPECT_LE(b["worst_oracle_over_pick"].get<double>(),
+                b["geomean_oracle_over_pick"].get<double>() + 1e-12);
+      // Tuning pays for its measurements, so it may fall below the oracle, never above.
+      if (b["geomean_oracle_over_tuned"].is_number())
+        EXPECT_LE(b["geomean_oracle_over_tuned"].get<double>(), 1.0 + 1e-12);
+    }
+    EXPECT_EQ(p["entries"].size(), 2u * std::size(bench::kAdvisorProducts));
+  }
+  EXPECT_NE(table.find("advisor: total time of conversion + N products"), std::string::npos);
 }
 
 /// A small valid document to mutate.
@@ -323,6 +345,13 @@ TEST(BenchSchema, ValidatorCatchesViolations) {
   doc = good;
   doc["records"][0]["nnz"] = "many";
   expect_problem(doc, "records[0].nnz: expected integer");
+  ASSERT_TRUE(good.contains("advisor"));
+  doc = good;
+  doc["advisor"]["precisions"][0]["by_products"][0].erase("worst_matrix");
+  expect_problem(doc, "advisor.precisions[0].by_products[0]: missing field 'worst_matrix'");
+  doc = good;
+  doc["advisor"]["mode"] = "guess";
+  expect_problem(doc, "advisor.mode: unexpected value 'guess'");
   doc = good;
   doc["records"][1]["surprise"] = 1;
   expect_problem(doc, "'surprise' is not in the schema");
@@ -358,7 +387,8 @@ TEST(BenchSchema, EveryFieldIsDocumented) {
   ss << in.rdbuf();
   const std::string text = ss.str();
   for (const char* level :
-       {"top", "run", "device", "config", "matrix", "stats", "record", "summary", "headline"}) {
+       {"top", "run", "device", "config", "matrix", "stats", "record", "summary", "headline",
+        "advisor", "advisor_precision", "advisor_products", "advisor_entry"}) {
     const auto fields = bench::schema_fields(level);
     EXPECT_FALSE(fields.empty()) << level;
     for (const auto& f : fields)

@@ -587,5 +587,75 @@ TEST_F(Cli, WritesToDevicesInPlace) {
   EXPECT_EQ(listing(dir_), (std::vector<std::string>{"in.mtx"}));
 }
 
+// ---- spx advise ---------------------------------------------------------------------
+
+TEST_F(Cli, AdviseRanksTheCandidatesAndMarksThePick) {
+  const fs::path file = dir_ / "band.mtx";
+  write_matrix(file, 3000);
+  const Result a = run_spx("advise " + quoted(file) + " --products 1000 --bandwidth 20");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_CONTAINS(a.out, "1000 x spmv on the cpu backend, copy bandwidth 20.0 GB/s");
+  EXPECT_CONTAINS(a.out, "break-even");
+  EXPECT_CONTAINS(a.out, "\n  * ");
+  EXPECT_CONTAINS(a.out, "pick: ");
+  EXPECT_CONTAINS(a.out, "advised in");
+
+  const Result j = run_spx("advise " + quoted(file) +
+                           " --products 10 --op spmm --cols 4 --bandwidth 20 --memory-mb 0.1 "
+                           "--precision f32 --json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["op"], "spmm");
+  EXPECT_EQ(doc["cols"], 4);
+  EXPECT_EQ(doc["value_type"], "f32");
+  int picks = 0;
+  for (const auto& c : doc["candidates"]) {
+    picks += c["pick"].get<bool>() ? 1 : 0;
+    if (c["feasible"].get<bool>() && c["format"] != "csr") EXPECT_LE(c["bytes"].get<double>(), 1e5);
+    if (c["pick"].get<bool>()) EXPECT_TRUE(c["feasible"].get<bool>());
+  }
+  EXPECT_EQ(picks, 1);
+
+  // The CUDA model needs no device, only a bandwidth (and CUDA in the build).
+  const Result c = run_spx("advise " + quoted(file) + " --backend cuda --bandwidth 3000");
+  if (cuda_compiled()) {
+    EXPECT_EQ(c.code, 0) << c.err;
+    EXPECT_CONTAINS(c.out, "on the cuda backend");
+  } else {
+    EXPECT_EQ(c.code, 1);
+    EXPECT_CONTAINS(c.err, "built without CUDA");
+  }
+
+  // A generator spec, tuned.
+  const Result g = run_spx("advise stencil2d:n=60 --products 500 --bandwidth 20 --tune");
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_CONTAINS(g.out, "measured ms");
+  EXPECT_CONTAINS(g.out, "tuning");
+}
+
+TEST_F(Cli, AdviseHelpsAndRefusesBadArguments) {
+  const Result h = run_spx("advise --help");
+  EXPECT_EQ(h.code, 0);
+  for (const char* part : {"--products", "--op", "--cols", "--backend", "--memory-mb", "--tune",
+                           "--json", "break-even", "docs/advisor.md"})
+    EXPECT_CONTAINS(h.out, part);
+  const fs::path file = dir_ / "band.mtx";
+  write_matrix(file, 50);
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"--products 0", "--products"},    {"--products -3", "--products"},
+      {"--op spmm --cols 0", "--cols"},  {"--cols 4", "--cols"},
+      {"--memory-mb -1", "--memory-mb"}, {"--op gemm", "--op"},
+      {"--backend tpu", "--backend"},    {"--bandwidth 0", "--bandwidth"}};
+  for (const auto& [args, name] : bad) {
+    const Result r = run_spx("advise " + quoted(file) + " " + args);
+    EXPECT_NE(r.code, 0) << args;
+    EXPECT_FALSE(r.signaled) << args;
+    EXPECT_CONTAINS(r.err, name) << args;
+  }
+  const Result missing = run_spx("advise " + quoted(dir_ / "none.mtx"));
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_TRUE(one_line(missing.err)) << missing.err;
+}
+
 }  // namespace
 }  // namespace spx::test

@@ -293,6 +293,31 @@ struct Headline {
   std::string regular_set;
 };
 
+/// The advisor's pick (model only, spx::advise) for one matrix, precision
+/// and number of products, made while the matrix was measured.
+struct AdvisorPick {
+  std::string matrix;
+  Precision precision = Precision::F64;
+  std::int64_t products = 1;
+  Format format = Format::Csr;
+  Algorithm algorithm = Algorithm::Auto;
+  double predicted_total_s = 0;
+  double advise_s = 0;  ///< seconds the advice took
+  /// The candidates a tuning plan measures (spx::tuning_candidates; empty:
+  /// it would not tune).
+  std::vector<std::pair<Format, Algorithm>> tune_candidates;
+};
+
+/// Candidates a tuning plan measures (PlanOptions::tune_candidates), from
+/// this many products on (PlanOptions::tune_min_products), and the products
+/// it runs on each (one warm-up and five timed).
+inline constexpr int kAdvisorTuneCandidates = 3;
+inline constexpr std::int64_t kAdvisorTuneMinProducts = 100;
+inline constexpr int kAdvisorTuneProducts = 6;
+
+/// The numbers of products the advisor report covers.
+inline constexpr std::int64_t kAdvisorProducts[] = {1, 10, 100, 1000};
+
 struct RunContext {
   std::string spx_version;
   std::string commit;
@@ -316,6 +341,10 @@ struct Results {
   std::vector<Record> records;
   std::vector<Summary> summary;    ///< SpMV only
   std::vector<Headline> headline;  ///< SpMV only
+  /// SpMV: the advisor's picks (made by measure_matrix with registry kernels)
+  /// and their report against the oracle (summarize_advisor; null without picks).
+  std::vector<AdvisorPick> advisor_picks;
+  nlohmann::json advisor;
   /// SpMM and batch runs: their per-matrix (per-batch) summary and headline,
   /// as documented in docs/benchmarks.md; null for SpMV runs.
   nlohmann::json op_summary;
@@ -348,8 +377,16 @@ std::vector<SpmvKernel<T, I>> select_kernels(const Config& config);
 ConvertOptions convert_options_for(const MatrixStats& stats, std::size_t value_bytes,
                                    std::size_t index_bytes, int forced_block);
 
-/// Fills results.summary and results.headline from the records.
+/// Fills results.summary and results.headline from the records, and
+/// results.advisor (summarize_advisor).
 void summarize(Results& results);
+
+/// The advisor report (docs/benchmarks.md, "Advisor report"): for every
+/// matrix, precision and N of kAdvisorProducts, the measured total time
+/// (conversion + N products) of the advisor's pick against the best total of
+/// any measured format and kernel (the oracle) and against CSR with Auto;
+/// per precision and N the geometric mean and the worst of oracle / pick.
+void summarize_advisor(Results& results);
 
 /// "" when at least one record was measured (status ok); else one line saying
 /// that nothing was and why (the first reason: a matrix that did not load, a
@@ -406,6 +443,8 @@ std::vector<std::string> schema_fields(std::string_view level);
 
 /// The readable table printed at the end of `spx bench`.
 std::string format_table(const Results& results);
+/// Its advisor report lines ("" when the run has no advisor report).
+std::string advisor_table(const Results& results);
 
 /// Commit of the source tree the binary was built from (generated at build time).
 std::string_view build_commit() noexcept;

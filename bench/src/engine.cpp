@@ -14,6 +14,7 @@
 #include "bench.hpp"
 #include "device.hpp"
 #include "measure.hpp"
+#include "spx/advisor.hpp"
 #include "spx/core/error.hpp"
 #include "spx/ops.hpp"
 
@@ -71,6 +72,36 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
   const std::vector<T> poison(static_cast<std::size_t>(m), std::numeric_limits<T>::quiet_NaN());
   const ConvertOptions opts =
       convert_options_for(info.stats, sizeof(T), sizeof(I), config.block_size);
+
+  // The advisor's picks for the report, from the model only (no conversion,
+  // no product), with the bandwidth and conversion options of this run.
+  if (through_dispatcher) {
+    say("advisor");
+    AdvisorOptions ao;
+    ao.backend = backend;
+    ao.bandwidth_gbs = results.run.copy_gbs;
+    ao.convert = opts;
+    for (std::int64_t products : kAdvisorProducts) {
+      Workload work;
+      work.products = products;
+      try {
+        const Advice a = advise(A, work, ao);
+        AdvisorPick pick{info.name,
+                         detail::precision_of<T>(),
+                         products,
+                         a.chosen().format,
+                         a.chosen().algorithm,
+                         a.chosen().total_s,
+                         a.advise_s,
+                         {}};
+        for (std::size_t i : tuning_candidates(a, kAdvisorTuneCandidates))
+          pick.tune_candidates.emplace_back(a.candidates[i].format, a.candidates[i].algorithm);
+        results.advisor_picks.push_back(std::move(pick));
+      } catch (const Error&) {
+        // No pick (no kernel on the backend): the report counts the matrix as unadvised.
+      }
+    }
+  }
 
   for (Format f : kAllFormats) {
     std::vector<const SpmvKernel<T, I>*> mine;

@@ -41,10 +41,38 @@ constexpr bool kOpt = true;
 using K = Kind;
 
 // One table per level; the order is the order of the documentation.
-constexpr Field kTop[] = {
-    {"schema", K::String},        {"run", K::Object},          {"config", K::Object},
-    {"matrices", K::ObjectArray}, {"records", K::ObjectArray}, {"summary", K::ObjectArray},
-    {"headline", K::ObjectArray}, {"op", K::String, kOpt},     {"op_summary", K::Object, kOpt}};
+constexpr Field kTop[] = {{"schema", K::String},           {"run", K::Object},
+                          {"config", K::Object},           {"matrices", K::ObjectArray},
+                          {"records", K::ObjectArray},     {"summary", K::ObjectArray},
+                          {"headline", K::ObjectArray},    {"op", K::String, kOpt},
+                          {"op_summary", K::Object, kOpt}, {"advisor", K::Object, kOpt}};
+constexpr Field kAdvisor[] = {{"mode", K::String}, {"precisions", K::ObjectArray}};
+constexpr Field kAdvisorPrecision[] = {
+    {"precision", K::String}, {"by_products", K::ObjectArray}, {"entries", K::ObjectArray}};
+constexpr Field kAdvisorProducts[] = {{"products", K::Integer},
+                                      {"matrices", K::Integer},
+                                      {"unmeasured_picks", K::Integer},
+                                      {"geomean_oracle_over_pick", K::NumberOrNull},
+                                      {"worst_oracle_over_pick", K::NumberOrNull},
+                                      {"worst_matrix", K::String},
+                                      {"geomean_oracle_over_csr_auto", K::NumberOrNull},
+                                      {"worst_oracle_over_csr_auto", K::NumberOrNull},
+                                      {"geomean_oracle_over_tuned", K::NumberOrNull},
+                                      {"worst_oracle_over_tuned", K::NumberOrNull}};
+constexpr Field kAdvisorEntry[] = {{"matrix", K::String},
+                                   {"products", K::Integer},
+                                   {"pick", K::String},
+                                   {"predicted_total_s", K::Number},
+                                   {"pick_total_s", K::NumberOrNull},
+                                   {"oracle", K::StringOrNull},
+                                   {"oracle_total_s", K::Number},
+                                   {"csr_auto_total_s", K::NumberOrNull},
+                                   {"oracle_over_pick", K::NumberOrNull},
+                                   {"oracle_over_csr_auto", K::NumberOrNull},
+                                   {"tuned", K::StringOrNull},
+                                   {"tuned_total_s", K::NumberOrNull},
+                                   {"oracle_over_tuned", K::NumberOrNull},
+                                   {"advise_s", K::Number}};
 constexpr Field kRun[] = {
     {"spx_version", K::String}, {"commit", K::String},   {"commit_dirty", K::Bool},
     {"date", K::String},        {"host", K::String},     {"compiler", K::String},
@@ -165,6 +193,10 @@ std::span<const Field> level_fields(std::string_view level) {
   if (level == "record") return kRecord;
   if (level == "summary") return kSummary;
   if (level == "headline") return kHeadline;
+  if (level == "advisor") return kAdvisor;
+  if (level == "advisor_precision") return kAdvisorPrecision;
+  if (level == "advisor_products") return kAdvisorProducts;
+  if (level == "advisor_entry") return kAdvisorEntry;
   return {};
 }
 
@@ -412,6 +444,7 @@ json to_json(const Results& res) {
   if (c.op == BenchOp::Batch) doc["config"]["batch_scale"] = c.effective_batch_scale();
   doc["op"] = std::string(to_string(c.op));
   if (!res.op_summary.is_null()) doc["op_summary"] = res.op_summary;
+  if (!res.advisor.is_null()) doc["advisor"] = res.advisor;
   json matrices = json::array();
   for (const MatrixInfo& m : res.matrices)
     matrices.push_back({{"name", m.name},
@@ -490,6 +523,25 @@ std::vector<std::string> validate_json(const json& doc) {
       }
   }
   check_object(doc["config"], "config", "config", out);
+  if (doc.contains("advisor")) {
+    const json& a = doc["advisor"];
+    check_object(a, "advisor", "advisor", out);
+    check_enum(a, "mode", {"model", "tuned"}, "advisor", out);
+    if (a.contains("precisions") && a["precisions"].is_array())
+      for (std::size_t i = 0; i < a["precisions"].size(); ++i) {
+        const json& p = a["precisions"][i];
+        const std::string where = fmt::format("advisor.precisions[{}]", i);
+        check_object(p, "advisor_precision", where, out);
+        if (p.contains("by_products") && p["by_products"].is_array())
+          for (std::size_t k = 0; k < p["by_products"].size(); ++k)
+            check_object(p["by_products"][k], "advisor_products",
+                         fmt::format("{}.by_products[{}]", where, k), out);
+        if (p.contains("entries") && p["entries"].is_array())
+          for (std::size_t k = 0; k < p["entries"].size(); ++k)
+            check_object(p["entries"][k], "advisor_entry", fmt::format("{}.entries[{}]", where, k),
+                         out);
+      }
+  }
 
   std::set<std::string> names;
   for (std::size_t i = 0; i < doc["matrices"].size(); ++i) {

@@ -220,6 +220,7 @@ void summarize(Results& res) {
     }
     res.headline.push_back(std::move(h));
   }
+  summarize_advisor(res);
 }
 
 }  // namespace spx::bench

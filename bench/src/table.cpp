@@ -174,6 +174,7 @@ std::string format_table(const Results& res) {
         h.regular_bw_fraction ? fmt::format("{:.1f}%", *h.regular_bw_fraction * 100) : "n/a",
         h.regular_matrices);
   }
+  out += advisor_table(res);
   int ok = 0, skipped = 0, errors = 0, failed = 0;
   for (const Record& r : res.records) {
     ok += r.status == Status::Ok;

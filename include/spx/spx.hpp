@@ -1,6 +1,7 @@
 // Everything SpX offers, in one include.
 #pragma once
 
+#include "spx/advisor.hpp"
 #include "spx/analysis.hpp"
 #include "spx/batch/ops.hpp"
 #include "spx/convert.hpp"
@@ -13,4 +14,5 @@
 #include "spx/io/matrix_market.hpp"
 #include "spx/matrix.hpp"
 #include "spx/ops.hpp"
+#include "spx/plan.hpp"
 #include "spx/registry.hpp"

@@ -33,6 +33,13 @@ struct BackendModule {
   void* (*allocate)(std::size_t bytes) = nullptr;
   void (*deallocate)(void* p) noexcept = nullptr;
   void (*copy)(void* dst, const void* src, std::size_t bytes) = nullptr;
+  /// Copy bandwidth of the backend's memory in bytes per second (read +
+  /// written), measured when called (CPU: a STREAM-like OpenMP copy; CUDA: a
+  /// device-to-device copy); the advisor calls it once per process.
+  double (*copy_bandwidth)() = nullptr;
+  /// Waits until every product enqueued on the backend has finished (null:
+  /// products are synchronous). The advisor's tuning times through it.
+  void (*synchronize)() = nullptr;
   /// Adds the backend's kernels, Auto rules, conversions and vector
   /// operations to a registry.
   Registrar<float, std::int32_t> register_f32_i32 = nullptr;

@@ -68,5 +68,6 @@ void add_info(CLI::App& app);
 void add_gen(CLI::App& app);
 void add_convert(CLI::App& app);
 void add_bench(CLI::App& app);
+void add_advise(CLI::App& app);
 
 }  // namespace spx::cli

@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
   spx::cli::add_gen(app);
   spx::cli::add_convert(app);
   spx::cli::add_bench(app);
+  spx::cli::add_advise(app);
   try {
     app.parse(argc, argv);
     if (app.get_subcommands().empty()) {

@@ -60,6 +60,9 @@ class Bcsr : public detail::FormatBase<I> {
   const Array<I>& block_ptr() const noexcept { return block_ptr_; }
   const Array<I>& block_col() const noexcept { return block_col_; }
   const Array<T>& values() const noexcept { return values_; }
+  /// Values may be changed in place (padding must stay zero); the structure
+  /// may not. The explicit-zero list is not updated.
+  Array<T>& values() noexcept { return values_; }
   const ExplicitZeros<I>& explicit_zeros() const noexcept { return zeros_; }
 
   /// Bytes the product reads: block_ptr, block_col and values.

@@ -44,6 +44,9 @@ class Dia : public detail::FormatBase<I> {
   std::int64_t ndiag() const noexcept { return static_cast<std::int64_t>(offsets_.size()); }
   const Array<I>& offsets() const noexcept { return offsets_; }
   const Array<T>& values() const noexcept { return values_; }
+  /// Values may be changed in place (padding must stay zero); the structure
+  /// may not. The explicit-zero list is not updated.
+  Array<T>& values() noexcept { return values_; }
   const ExplicitZeros<I>& explicit_zeros() const noexcept { return zeros_; }
 
   /// Bytes the product reads: offsets and values (rows × ndiag).

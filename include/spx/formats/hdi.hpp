@@ -58,6 +58,9 @@ class Hdi : public detail::FormatBase<I> {
   const Array<I>& hack_ptr() const noexcept { return hack_ptr_; }
   const Array<I>& offsets() const noexcept { return offsets_; }
   const Array<T>& values() const noexcept { return values_; }
+  /// Values may be changed in place (padding must stay zero); the structure
+  /// may not. The explicit-zero list is not updated.
+  Array<T>& values() noexcept { return values_; }
   const ExplicitZeros<I>& explicit_zeros() const noexcept { return zeros_; }
 
   /// Bytes the product reads: hack_ptr, offsets and values.

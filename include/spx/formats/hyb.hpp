@@ -36,6 +36,9 @@ class Hyb : public detail::FormatBase<I> {
   I width() const noexcept { return ell_.width(); }
   const Ell<T, I>& ell() const noexcept { return ell_; }
   const Coo<T, I>& coo() const noexcept { return coo_; }
+  /// The parts, for changing values in place (the structure may not change).
+  Ell<T, I>& ell() noexcept { return ell_; }
+  Coo<T, I>& coo() noexcept { return coo_; }
 
   /// ELL part + COO part: rows·K·(sizeof T + sizeof I) + rows·sizeof I
   /// + nnz_coo·(sizeof T + 2·sizeof I).

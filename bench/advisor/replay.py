@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Replays the advisor's model (src/core/advisor_table.inc, the formulas of
+docs/advisor.md) on committed `spx bench` JSON, without the matrices: the
+footprints are the records' format_bytes (equal to the advisor's predicted
+footprints, tests/test_plan.cpp), the class comes from the recorded
+statistics. For N = 1, 10, 100, 1000 it prints the geometric mean and the
+worst of oracle / pick as the bench's advisor report does, and the same for
+CSR with Auto. On the files the table was calibrated from, this is an
+in-sample estimate, not a measurement.
+
+usage: replay.py FILE.json...
+"""
+import collections
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+TABLE = Path(__file__).resolve().parents[2] / "src" / "core" / "advisor_table.inc"
+
+
+def rows(inc, name):
+    body = inc.split(name + "[] = {")[1].split("};")[0]
+    out = []
+    for line in body.strip().splitlines():
+        line = line.strip().rstrip(",")
+        if line.startswith("{"):
+            out.append([p.strip().strip('"') for p in line.strip("{}").split(",")])
+    return out
+
+
+def klass(st):
+    mean, mx, sd = st["row_mean"], st["row_max"], st["row_std"]
+    if mx > 8 * mean + 64:
+        return "skewed"
+    if sd <= 0.5 * mean:
+        return "regular"
+    return "irregular"
+
+
+def main(paths):
+    inc = TABLE.read_text()
+    ref = {(r[0], r[1]): (float(r[2]), int(r[4])) for r in rows(inc, "kReference")}
+    rel = [(r[0], r[1], r[2], r[3], float(r[4]), int(r[5])) for r in rows(inc, "kRelative")]
+    fixed = {(r[0], r[1], r[2]): float(r[3]) for r in rows(inc, "kFixed")}
+    conv = {(r[0], r[1]): float(r[2]) for r in rows(inc, "kConversion")}
+
+    def eref(b, c):
+        if (b, c) in ref and ref[(b, c)][1] >= 3:
+            return ref[(b, c)][0]
+        v = [x[0] for k, x in ref.items() if k[0] == b]
+        return statistics.median(v) if v else 0.5
+
+    def releff(b, f, a, c):
+        kern, fmt = [], []
+        for bb, ff, aa, cc, r, n in rel:
+            if bb != b or ff != f or n < 3:
+                continue
+            if aa == a and cc == c:
+                return r
+            if aa == a:
+                kern.append(r)
+            if cc == c:
+                fmt.append(r)
+        if kern:
+            return statistics.median(kern)
+        if fmt:
+            return statistics.median(fmt)
+        return 0.5
+
+    for path in paths:
+        d = json.load(open(path))
+        bw = d["run"]["copy_gbs"] * 1e9
+        cuda = d["run"]["backend"] == "cuda"
+        b = "Backend::Cuda" if cuda else "Backend::Cpu"
+        mats = {m["name"]: m for m in d["matrices"] if not m["error"]}
+        by = collections.defaultdict(list)
+        for r in d["records"]:
+            if (r["status"] == "ok" and r["correct"] and not r["baseline"]
+                    and r["matrix"] in mats and r.get("op", "spmv") == "spmv"):
+                by[(r["matrix"], r["precision"])].append(r)
+        res, csr_res = collections.defaultdict(list), collections.defaultdict(list)
+        for (m, p), recs in by.items():
+            c = klass(mats[m]["stats"])
+            csr = [r for r in recs if r["format"] == "csr"]
+            if not csr:
+                continue
+            csr_bytes = csr[0]["format_bytes"]
+            auto = [r for r in csr if r["auto_choice"]]
+            for n in (1, 10, 100, 1000):
+                best, pick = None, None
+                for r in recs:
+                    if r["format"] == "csr":
+                        cs = 0.0
+                    else:
+                        cs = r["convert_device_s"] if r["convert_device_s"] is not None \
+                            else r["convert_host_s"]
+                    if cs is None:
+                        continue
+                    total = cs + n * r["time_s"]
+                    e = eref(b, c)
+                    pt = fixed.get((b, r["format"], r["algorithm"]), 8e-6 if cuda else 2e-6) + \
+                        r["bytes_moved"] / (e * releff(b, r["format"], r["algorithm"], c) * bw)
+                    pc = 0.0 if r["format"] == "csr" else (50e-6 if cuda else 20e-6) + \
+                        conv.get((b, r["format"]), 15 if cuda else 5) * \
+                        (csr_bytes + r["format_bytes"]) / (e * bw)
+                    if best is None or total < best:
+                        best = total
+                    if pick is None or pc + n * pt < pick[0]:
+                        pick = (pc + n * pt, total)
+                res[(p, n)].append(best / pick[1])
+                if auto:
+                    csr_res[(p, n)].append(best / (n * auto[0]["time_s"]))
+        print(path)
+        for k in sorted(res):
+            v, w = res[k], csr_res[k]
+            gm = math.exp(sum(map(math.log, v)) / len(v))
+            gw = math.exp(sum(map(math.log, w)) / len(w)) if w else float("nan")
+            print("  {} N={:5d} matrices {:3d}: oracle/pick geomean {:.3f} worst {:.3f}"
+                  " | CSR-Auto geomean {:.3f} worst {:.3f}".format(
+                      k[0], k[1], len(v), gm, min(v), gw, min(w) if w else float("nan")))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])

@@ -1,0 +1,200 @@
+// The advisor report of an SpMV run: the advisor's picks (made from the model
+// only while each matrix was measured) judged by the run's own measurements.
+// For N products a (format, kernel) costs conversion + N × median time, the
+// conversion being the one the break-even uses (device when measured, else
+// host; 0 for CSR). The oracle is the least such total over the correct SpX
+// records of the matrix; the pick's total is that of its record.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "bench.hpp"
+
+namespace spx::bench {
+
+using nlohmann::json;
+
+namespace {
+
+/// Conversion + n products of a measured record, or nothing.
+std::optional<double> total_of(const Record& r, std::int64_t n) {
+  if (r.status != Status::Ok || r.correct != true || !r.time_s || r.baseline) return {};
+  double convert = 0;
+  if (r.format != Format::Csr) {
+    if (r.convert_device_s)
+      convert = *r.convert_device_s;
+    else if (r.convert_host_s)
+      convert = *r.convert_host_s;
+    else
+      return {};
+  }
+  return convert + static_cast<double>(n) * *r.time_s;
+}
+
+json kernel_name(const Record* r) {
+  if (r == nullptr) return nullptr;
+  return fmt::format("{}/{}", to_string(r->format), to_string(r->algorithm));
+}
+
+json number(std::optional<double> v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+}  // namespace
+
+void summarize_advisor(Results& res) {
+  res.advisor = nullptr;
+  if (res.advisor_picks.empty()) return;
+  json precisions = json::array();
+  for (Precision p : res.config.precisions) {
+    json entries = json::array();
+    json by_n = json::array();
+    for (std::int64_t n : kAdvisorProducts) {
+      double log_pick = 0, log_csr = 0, log_tuned = 0,
+             worst_pick = std::numeric_limits<double>::infinity(), worst_csr = worst_pick,
+             worst_tuned = worst_pick;
+      int tuned_judged = 0;
+      std::string worst_matrix;
+      int judged = 0, csr_judged = 0, unmeasured = 0;
+      for (const AdvisorPick& pick : res.advisor_picks) {
+        if (pick.precision != p || pick.products != n) continue;
+        const Record* oracle = nullptr;
+        const Record* chosen = nullptr;
+        const Record* csr_auto = nullptr;
+        double best = std::numeric_limits<double>::infinity();
+        for (const Record& r : res.records) {
+          if (r.matrix != pick.matrix || r.precision != p || r.op != BenchOp::Spmv) continue;
+          const auto t = total_of(r, n);
+          if (!t) continue;
+          if (*t < best) {
+            best = *t;
+            oracle = &r;
+          }
+          if (r.format == pick.format && r.algorithm == pick.algorithm) chosen = &r;
+          if (r.format == Format::Csr && r.auto_choice) csr_auto = &r;
+        }
+        if (oracle == nullptr) continue;
+        // Tuning, emulated with this run's measurements: every candidate of
+        // the plan is converted and runs its products; the plan keeps the
+        // least measured conversion + N products.
+        std::optional<double> tuned_total;
+        std::string tuned_name;
+        if (n >= kAdvisorTuneMinProducts && !pick.tune_candidates.empty()) {
+          double tuning = 0, best_tuned = std::numeric_limits<double>::infinity();
+          for (const auto& [f, a] : pick.tune_candidates)
+            for (const Record& r : res.records) {
+              if (r.matrix != pick.matrix || r.precision != p || r.op != BenchOp::Spmv ||
+                  r.format != f || r.algorithm != a)
+                continue;
+              const auto t = total_of(r, n);
+              const auto c = total_of(r, 0);
+              if (!t || !c) continue;
+              tuning += *c + kAdvisorTuneProducts * *r.time_s;
+              if (*t - *c < best_tuned) {
+                best_tuned = *t - *c;
+                tuned_name = fmt::format("{}/{}", to_string(f), to_string(a));
+              }
+            }
+          if (!tuned_name.empty()) tuned_total = tuning + best_tuned;
+        } else {
+          tuned_total = chosen != nullptr ? total_of(*chosen, n) : std::nullopt;
+          tuned_name = fmt::format("{}/{}", to_string(pick.format), to_string(pick.algorithm));
+        }
+        const std::optional<double> pick_total =
+            chosen != nullptr ? total_of(*chosen, n) : std::nullopt;
+        const std::optional<double> csr_total =
+            csr_auto != nullptr ? total_of(*csr_auto, n) : std::nullopt;
+        std::optional<double> ratio, csr_ratio;
+        if (pick_total) {
+          ratio = best / *pick_total;
+          log_pick += std::log(*ratio);
+          ++judged;
+          if (*ratio < worst_pick) {
+            worst_pick = *ratio;
+            worst_matrix = pick.matrix;
+          }
+        } else {
+          ++unmeasured;
+        }
+        std::optional<double> tuned_ratio;
+        if (tuned_total) {
+          tuned_ratio = best / *tuned_total;
+          log_tuned += std::log(*tuned_ratio);
+          ++tuned_judged;
+          worst_tuned = std::min(worst_tuned, *tuned_ratio);
+        }
+        if (csr_total) {
+          csr_ratio = best / *csr_total;
+          log_csr += std::log(*csr_ratio);
+          ++csr_judged;
+          worst_csr = std::min(worst_csr, *csr_ratio);
+        }
+        entries.push_back(
+            {{"matrix", pick.matrix},
+             {"products", n},
+             {"pick", fmt::format("{}/{}", to_string(pick.format), to_string(pick.algorithm))},
+             {"predicted_total_s", pick.predicted_total_s},
+             {"pick_total_s", number(pick_total)},
+             {"oracle", kernel_name(oracle)},
+             {"oracle_total_s", best},
+             {"csr_auto_total_s", number(csr_total)},
+             {"oracle_over_pick", number(ratio)},
+             {"oracle_over_csr_auto", number(csr_ratio)},
+             {"tuned", tuned_name.empty() ? json() : json(tuned_name)},
+             {"tuned_total_s", number(tuned_total)},
+             {"oracle_over_tuned", number(tuned_ratio)},
+             {"advise_s", pick.advise_s}});
+      }
+      by_n.push_back(
+          {{"products", n},
+           {"matrices", judged},
+           {"unmeasured_picks", unmeasured},
+           {"geomean_oracle_over_pick", judged > 0 ? json(std::exp(log_pick / judged)) : json()},
+           {"worst_oracle_over_pick", judged > 0 ? json(worst_pick) : json()},
+           {"worst_matrix", worst_matrix},
+           {"geomean_oracle_over_csr_auto",
+            csr_judged > 0 ? json(std::exp(log_csr / csr_judged)) : json()},
+           {"worst_oracle_over_csr_auto", csr_judged > 0 ? json(worst_csr) : json()},
+           {"geomean_oracle_over_tuned",
+            tuned_judged > 0 ? json(std::exp(log_tuned / tuned_judged)) : json()},
+           {"worst_oracle_over_tuned", tuned_judged > 0 ? json(worst_tuned) : json()}});
+    }
+    precisions.push_back(
+        {{"precision", to_string(p)}, {"by_products", by_n}, {"entries", entries}});
+  }
+  res.advisor = {{"mode", "model"}, {"precisions", precisions}};
+}
+
+/// The advisor report lines of the table ("" without a report).
+std::string advisor_table(const Results& res) {
+  if (res.advisor.is_null()) return {};
+  std::string out =
+      "\nadvisor: total time of conversion + N products, oracle / pick (1 = the best any "
+      "measured format and kernel reaches); pick from the model only; tuned: the best "
+      "of the 3 best predicted, their conversions and 6 products each charged (N >= 100)\n";
+  const auto num = [](const json& v) {
+    return v.is_number() ? fmt::format("{:.3f}", v.get<double>()) : std::string("-");
+  };
+  for (const json& p : res.advisor["precisions"]) {
+    out += fmt::format("  {:<4} {:>6} {:>9} {:>10} {:>10}  {:<28} {:>14} {:>12} {:>11} {:>11}\n",
+                       p["precision"].get<std::string>(), "N", "matrices", "geomean", "worst",
+                       "worst matrix", "CSR-Auto geo", "CSR-Auto min", "tuned geo", "tuned min");
+    for (const json& b : p["by_products"])
+      out += fmt::format(
+          "  {:<4} {:>6} {:>9} {:>10} {:>10}  {:<28} {:>14} {:>12} {:>11} {:>11}{}\n", "",
+          b["products"].get<std::int64_t>(), b["matrices"].get<int>(),
+          num(b["geomean_oracle_over_pick"]), num(b["worst_oracle_over_pick"]),
+          b["worst_matrix"].get<std::string>().substr(0, 28),
+          num(b["geomean_oracle_over_csr_auto"]), num(b["worst_oracle_over_csr_auto"]),
+          num(b["geomean_oracle_over_tuned"]), num(b["worst_oracle_over_tuned"]),
+          b["unmeasured_picks"].get<int>() > 0
+              ? fmt::format("  ({} picks not measured)", b["unmeasured_picks"].get<int>())
+              : "");
+  }
+  return out;
+}
+
+}  // namespace spx::bench

@@ -1,0 +1,129 @@
+// The advisor: which format and kernel to use for a matrix and a workload,
+// counting the cost of the conversion (survey §5, Table 10: conversion cost in
+// products, break-even counts). A cost model predicts, from the statistics of
+// the matrix (analysis.hpp) and the device's measured copy bandwidth, the time
+// of one product of every registered kernel in every format and the time of
+// each conversion from CSR, and ranks the candidates by
+// conversion + products × product. The model and its calibration are
+// documented in docs/advisor.md.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "spx/analysis.hpp"
+#include "spx/convert.hpp"
+#include "spx/core/enums.hpp"
+#include "spx/core/types.hpp"
+
+namespace spx {
+
+/// What the caller says about the work a matrix will do.
+struct Workload {
+  static constexpr std::int64_t kNoMemoryLimit = std::numeric_limits<std::int64_t>::max();
+  /// Products expected (≥ 1).
+  std::int64_t products = 1;
+  /// Op::Spmv or Op::Spmm.
+  Op op = Op::Spmv;
+  /// SpMM: columns n of B and C (≥ 1); SpMV: 1.
+  std::int64_t cols = 1;
+  /// Bytes the converted copy may take (≥ 0); a format whose footprint is
+  /// larger is not a candidate. kNoMemoryLimit: no limit.
+  std::int64_t memory_limit = kNoMemoryLimit;
+};
+
+/// Checks a workload: InvalidInput naming the field for products < 1, cols
+/// < 1 (SpMM), cols != 1 (SpMV), a negative memory limit, or an op other
+/// than SpMV and SpMM.
+void check_workload(const Workload& work);
+
+/// Where the products run and what the advisor may do to choose.
+struct AdvisorOptions {
+  /// The backend of the products: Cpu (host matrix) or Cuda (device matrix).
+  Backend backend = Backend::Cpu;
+  /// Copy bandwidth of the backend in GB/s (10⁹ bytes read + written per
+  /// second); 0: measured once per process (advisor_bandwidth).
+  double bandwidth_gbs = 0;
+  /// Parameters of the conversions (block size, slice size, budget of the
+  /// padded formats: a candidate the conversion would refuse is not one).
+  /// A negative block_size chooses BCSR's b in 2..8 by bytes per nonzero.
+  ConvertOptions convert{.block_size = -1};
+};
+
+/// One (format, kernel) the advisor considered.
+struct Candidate {
+  Format format = Format::Csr;
+  Algorithm algorithm = Algorithm::Auto;
+  /// Predicted bytes of the format's arrays (its footprint, from statistics).
+  std::int64_t bytes = 0;
+  /// Bytes one product moves: the format, x (or B) read, y (or C) written.
+  std::int64_t bytes_moved = 0;
+  /// Predicted seconds of one product, and of the conversion from CSR (0 for
+  /// the format the matrix is in).
+  double product_s = 0;
+  double convert_s = 0;
+  /// convert_s + products × product_s (the measured product time when tuned).
+  double total_s = 0;
+  /// Products after which this candidate beats the best predicted CSR kernel:
+  /// 0 for CSR, +inf when it never does.
+  double break_even = 0;
+  /// The efficiency of the model used (fraction of the copy bandwidth).
+  double efficiency = 0;
+  /// False: not a candidate (memory limit, padding budget, no kernel); `reason` says why.
+  bool feasible = true;
+  std::string reason;
+  /// Tuning measured this candidate: its median product time (seconds).
+  bool measured = false;
+  double measured_s = 0;
+};
+
+/// The advisor's answer.
+struct Advice {
+  Workload work;
+  Backend backend = Backend::Cpu;
+  double bandwidth_gbs = 0;
+  MatrixStats stats;
+  /// Structural class used by the model: "regular", "irregular" or "skewed".
+  std::string regularity;
+  /// Options the chosen conversion uses (BCSR block size resolved).
+  ConvertOptions convert;
+  /// Every candidate, feasible ones first, by total_s.
+  std::vector<Candidate> candidates;
+  /// Index of the pick in `candidates`.
+  std::size_t pick = 0;
+  /// One line: why the pick.
+  std::string why;
+  /// Seconds the advice took (statistics and model; tuning not included).
+  double advise_s = 0;
+
+  const Candidate& chosen() const { return candidates.at(pick); }
+};
+
+/// The advice for a host CSR matrix (statistics are O(nnz); no conversion is
+/// run). `current` is the format the caller's matrix is in (its conversion
+/// costs nothing); every other candidate is converted from CSR.
+template <Value T, Index I>
+Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& options = {},
+              Format current = Format::Csr);
+
+/// The candidates worth measuring (indices into advice.candidates, best
+/// first): up to `count` feasible ones whose predicted total is within
+/// `within` × the pick's. Empty when only the pick qualifies, or when
+/// measuring them (each converted and run `runs` products, as predicted)
+/// would cost more than `budget` × the pick's predicted total: then tuning
+/// cannot pay for itself.
+std::vector<std::size_t> tuning_candidates(const Advice& advice, int count = 3, double within = 1.5,
+                                           double budget = 0.1, int runs = 6);
+
+/// Copy bandwidth of a backend in GB/s: measured once per process (CPU: a
+/// STREAM-like OpenMP copy; CUDA: a device-to-device copy) through the
+/// backend's module, or the override. Throws Unsupported when the backend is
+/// not in this build or cannot run here.
+double advisor_bandwidth(Backend backend);
+/// Replaces the measured bandwidth of `backend` (GB/s > 0), e.g. for tests;
+/// 0 removes the override. InvalidInput for a negative or non-finite value.
+void set_advisor_bandwidth(Backend backend, double gbs);
+
+}  // namespace spx

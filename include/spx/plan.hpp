@@ -1,0 +1,98 @@
+// Plans: the setup of a product done once, the product many times. A plan is
+// built from a matrix (CSR or any SpX format, host or device, owned or a view)
+// and a Workload; the advisor (advisor.hpp) chooses the format and kernel,
+// the plan converts the matrix once (on the device when it is there), keeps
+// the converted copy and the kernel's preprocessing (the structure cache),
+// and `run` does only the product. The free functions spx::spmv and
+// spx::spmm are the plan "keep the format, Auto kernel" without the advice.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "spx/advisor.hpp"
+#include "spx/matrix.hpp"
+#include "spx/ops.hpp"
+
+namespace spx {
+
+struct PlanOptions {
+  /// Measure the few best candidates (a handful of products each) and pick
+  /// by measurement. Only when work.products ≥ tune_min_products.
+  bool tune = false;
+  std::int64_t tune_min_products = 100;
+  /// Candidates measured when tuning: at most this many of the best
+  /// predicted, within tune_within × the pick's predicted total; the plan
+  /// tunes only when measuring them is predicted to cost at most
+  /// tune_budget × the pick's total (advisor.hpp, tuning_candidates).
+  int tune_candidates = 3;
+  double tune_within = 1.5;
+  double tune_budget = 0.1;
+  /// Run one product at build (after the choice) so that the kernel's
+  /// preprocessing is in the structure cache before the first `run`.
+  bool warm = false;
+  /// Force the format and/or kernel instead of the advisor's choice.
+  std::optional<Format> format;
+  Algorithm algorithm = Algorithm::Auto;
+  /// Copy bandwidth (GB/s) for the model; 0: advisor_bandwidth().
+  double bandwidth_gbs = 0;
+  /// Conversion parameters (block_size < 0: BCSR's b chosen by the advisor).
+  ConvertOptions convert{.block_size = -1};
+};
+
+/// What the plan chose and what building it cost.
+struct PlanReport {
+  Advice advice;  ///< every candidate with its predicted costs; the pick
+  Format format = Format::Csr;
+  Algorithm algorithm = Algorithm::Auto;  ///< resolved (never Auto)
+  std::string why;
+  double predicted_build_s = 0;  ///< the model's conversion time of the pick
+  double build_s = 0;            ///< measured: statistics, advice, conversion, tuning
+  double convert_s = 0;          ///< measured conversion time
+  bool tuned = false;
+  double tune_s = 0;  ///< seconds spent measuring candidates
+};
+
+template <Value T, Index I>
+class Plan {
+ public:
+  /// Plans products with `A`. When the plan keeps A's format it uses A's
+  /// arrays in place (no copy): keep A alive and its structure unchanged
+  /// while the plan is used, as for a view. Throws InvalidInput for a bad
+  /// workload, Unsupported when the forced format or kernel cannot be used.
+  Plan(const Csr<T, I>& A, const Workload& work, const PlanOptions& options = {});
+  /// The same for a matrix in any format (converted to CSR on the host for
+  /// the statistics; other candidates are converted from that CSR).
+  Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& options = {});
+  ~Plan();
+  Plan(Plan&&) noexcept;
+  Plan& operator=(Plan&&) noexcept;
+
+  /// y = alpha·A·x + beta·y with the chosen format and kernel.
+  RunInfo run(T alpha, VectorView<const T> x, T beta, VectorView<T> y,
+              CUstream_st* stream = nullptr) const;
+  /// C = alpha·A·B + beta·C with the chosen format and kernel.
+  RunInfo run(T alpha, DenseView<const T> B, T beta, DenseView<T> C,
+              CUstream_st* stream = nullptr) const;
+
+  /// New values, same structure: `values` holds the nnz values of the CSR of
+  /// the matrix (for a CSR matrix, in its own order), in the matrix's space.
+  /// Only the value part of the conversion runs (host: a scatter through a
+  /// map built on the first update; device: the conversion again). For a
+  /// plan that keeps the caller's CSR the values are copied into the plan,
+  /// which then multiplies with them (the caller's arrays are not written).
+  void update_values(std::span<const T> values);
+
+  /// The matrix the products use.
+  MatrixRef<T, I> matrix() const;
+  const PlanReport& report() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace spx

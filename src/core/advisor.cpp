@@ -1,0 +1,565 @@
+// The advisor (include/spx/advisor.hpp, docs/advisor.md): footprints of every
+// format from O(nnz) statistics (no conversion runs), the cost model, the
+// ranking, and the copy bandwidth measured once per process.
+#include "spx/advisor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/first_error.hpp"
+#include "core/advisor_model.hpp"
+#include "core/backend.hpp"
+#include "core/convert_checks.hpp"
+#include "core/instantiate.hpp"
+#include "core/out_of_memory.hpp"
+#include "core/padded.hpp"
+#include "core/padded_size.hpp"
+#include "spx/core/error.hpp"
+#include "spx/registry.hpp"
+
+namespace spx {
+
+void check_workload(const Workload& work) {
+  if (work.op != Op::Spmv && work.op != Op::Spmm)
+    throw InvalidInput(fmt::format("Workload::op: {} is not spmv or spmm", to_string(work.op)));
+  if (work.products < 1)
+    throw InvalidInput(
+        fmt::format("Workload::products: {} products; expected at least 1", work.products));
+  if (work.op == Op::Spmm && work.cols < 1)
+    throw InvalidInput(
+        fmt::format("Workload::cols: {} columns for spmm; expected at least 1", work.cols));
+  if (work.op == Op::Spmv && work.cols != 1)
+    throw InvalidInput(fmt::format("Workload::cols: {} columns for spmv; expected 1", work.cols));
+  if (work.memory_limit < 0)
+    throw InvalidInput(fmt::format(
+        "Workload::memory_limit: {} bytes is negative; expected >= 0 bytes (or kNoMemoryLimit)",
+        work.memory_limit));
+}
+
+// ---- bandwidth ----------------------------------------------------------------
+
+namespace {
+struct BandwidthCache {
+  std::mutex lock;
+  std::map<Backend, double> measured, overridden;
+};
+BandwidthCache& bandwidth_cache() {
+  static BandwidthCache cache;
+  return cache;
+}
+}  // namespace
+
+double advisor_bandwidth(Backend backend) {
+  BandwidthCache& c = bandwidth_cache();
+  std::lock_guard guard(c.lock);
+  if (auto it = c.overridden.find(backend); it != c.overridden.end()) return it->second;
+  if (auto it = c.measured.find(backend); it != c.measured.end()) return it->second;
+  const detail::BackendModule* m = detail::find_backend(backend);
+  if (m == nullptr)
+    throw Unsupported(fmt::format("advisor: no {} backend in this build", to_string(backend)));
+  if (!m->available())
+    throw Unsupported(
+        fmt::format("advisor: the {} backend cannot run here (no device)", to_string(backend)));
+  if (m->copy_bandwidth == nullptr)
+    throw Unsupported(
+        fmt::format("advisor: the {} backend cannot measure its bandwidth", to_string(backend)));
+  const double gbs = m->copy_bandwidth() * 1e-9;
+  c.measured[backend] = gbs;
+  return gbs;
+}
+
+void set_advisor_bandwidth(Backend backend, double gbs) {
+  if (!std::isfinite(gbs) || gbs < 0)
+    throw InvalidInput(fmt::format(
+        "set_advisor_bandwidth: {} GB/s; expected a finite bandwidth > 0 (0 removes it)", gbs));
+  BandwidthCache& c = bandwidth_cache();
+  std::lock_guard guard(c.lock);
+  if (gbs == 0)
+    c.overridden.erase(backend);
+  else
+    c.overridden[backend] = gbs;
+}
+
+// ---- footprints from statistics --------------------------------------------------
+
+namespace {
+
+using detail::Regularity;
+
+/// The structural class of the model: skewed (a few rows far longer than
+/// the mean: the power-law rule of the CUDA CSR Auto), regular (row lengths
+/// within half the mean of each other), irregular (the rest).
+Regularity regularity_of(const MatrixStats& s) {
+  if (static_cast<double>(s.row_max) > 8 * s.row_mean + 64) return Regularity::Skewed;
+  if (s.row_std <= 0.5 * s.row_mean) return Regularity::Regular;
+  return Regularity::Irregular;
+}
+
+/// Footprint of one format, or why it is not a candidate.
+struct Footprint {
+  std::int64_t bytes = 0;
+  std::string refused;  ///< the conversion's refusal ("" when it would convert)
+};
+
+/// What the footprints need beyond MatrixStats, in one O(nnz) pass.
+struct Profile {
+  MatrixStats stats;
+  std::size_t csr_bytes = 0;
+  std::vector<Footprint> footprints;  ///< indexed by Format
+  int block_size = 4;                 ///< BCSR b used
+};
+
+/// Distinct diagonals of each hack of H rows: marks in a per-thread array
+/// over the hack's offset range where it is small; else marks over every
+/// diagonal (m + n − 1 slots per thread) where that costs no more than a few
+/// words per nonzero and row; else a sort of the hack's offsets.
+template <Index I>
+std::vector<std::int64_t> hack_diagonals(const I* ptr, const I* col, std::int64_t m, std::int64_t n,
+                                         std::int64_t H) {
+  const std::int64_t nh = (m + H - 1) / H;
+  const std::int64_t nnz = ptr[m];
+  const bool global_marks = m + n <= 2 * (nnz + m) + (std::int64_t{1} << 16);
+  std::vector<std::int64_t> diags(static_cast<std::size_t>(nh), 0);
+  detail::FirstError first;
+#pragma omp parallel
+  {
+    std::vector<std::int64_t> stamp, all;
+    std::vector<std::int64_t> keys;
+#pragma omp for schedule(dynamic, 64)
+    for (std::int64_t h = 0; h < nh; ++h) {
+      first.run([&] {
+        const std::int64_t r0 = h * H, r1 = std::min(m, r0 + H);
+        if (ptr[r1] == ptr[r0]) return;
+        std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = -lo;
+        for (std::int64_t i = r0; i < r1; ++i)
+          if (ptr[i + 1] > ptr[i]) {
+            lo = std::min<std::int64_t>(lo, col[ptr[i]] - i);
+            hi = std::max<std::int64_t>(hi, col[ptr[i + 1] - 1] - i);
+          }
+        const std::int64_t range = hi - lo + 1, entries = ptr[r1] - ptr[r0];
+        std::int64_t d = 0;
+        const auto mark = [&](std::vector<std::int64_t>& marks, std::int64_t base) {
+          for (std::int64_t i = r0; i < r1; ++i)
+            for (I k = ptr[i]; k < ptr[i + 1]; ++k) {
+              std::int64_t& s = marks[static_cast<std::size_t>(col[k] - i - base)];
+              if (s != h) {
+                s = h;
+                ++d;
+              }
+            }
+        };
+        if (range <= std::max<std::int64_t>(4 * entries, 4096)) {
+          if (static_cast<std::int64_t>(stamp.size()) < range)
+            stamp.assign(static_cast<std::size_t>(range), -1);
+          mark(stamp, lo);
+        } else if (global_marks) {
+          if (all.empty()) all.assign(static_cast<std::size_t>(m + n), -1);
+          mark(all, -(m - 1));
+        } else {
+          keys.clear();
+          for (std::int64_t i = r0; i < r1; ++i)
+            for (I k = ptr[i]; k < ptr[i + 1]; ++k)
+              keys.push_back(col[k] - i);
+          std::sort(keys.begin(), keys.end());
+          d = std::unique(keys.begin(), keys.end()) - keys.begin();
+        }
+        diags[static_cast<std::size_t>(h)] = d;
+      });
+    }
+  }
+  first.rethrow();
+  return diags;
+}
+
+/// Aligned b×b blocks holding an entry (for b > 8, which analyze does not count).
+template <Index I>
+std::int64_t count_blocks(const I* ptr, const I* col, std::int64_t m, std::int64_t n,
+                          std::int64_t b) {
+  const std::int64_t block_rows = (m + b - 1) / b, block_cols = (n + b - 1) / b;
+  std::int64_t blocks = 0;
+#pragma omp parallel reduction(+ : blocks)
+  {
+    std::vector<std::int64_t> stamp;
+    std::vector<std::int64_t> keys;
+#pragma omp for schedule(dynamic, 64)
+    for (std::int64_t br = 0; br < block_rows; ++br) {
+      const std::int64_t r0 = br * b, r1 = std::min(m, r0 + b);
+      const std::int64_t entries = ptr[r1] - ptr[r0];
+      if (block_cols <= 4 * entries + 4096) {
+        if (static_cast<std::int64_t>(stamp.size()) < block_cols)
+          stamp.assign(static_cast<std::size_t>(block_cols), -1);
+        for (I k = ptr[r0]; k < ptr[r1]; ++k) {
+          std::int64_t& s = stamp[static_cast<std::size_t>(col[k] / b)];
+          if (s != br) {
+            s = br;
+            ++blocks;
+          }
+        }
+      } else {
+        keys.clear();
+        for (I k = ptr[r0]; k < ptr[r1]; ++k)
+          keys.push_back(col[k] / b);
+        std::sort(keys.begin(), keys.end());
+        blocks += std::unique(keys.begin(), keys.end()) - keys.begin();
+      }
+    }
+  }
+  return blocks;
+}
+
+/// BCSR's b in 2..8 with the fewest bytes per true nonzero, (value + index /
+/// b²) / fill(b), as the benchmark chooses it.
+int best_block_size(const MatrixStats& s, std::size_t value_bytes, std::size_t index_bytes) {
+  double best = std::numeric_limits<double>::infinity();
+  int pick = 4;
+  for (int b = 2; b <= 8; ++b) {
+    const double fill = s.fill(b);
+    if (fill <= 0) continue;
+    const double per_nnz = (static_cast<double>(value_bytes) +
+                            static_cast<double>(index_bytes) / static_cast<double>(b * b)) /
+                           fill;
+    if (per_nnz < best) {
+      best = per_nnz;
+      pick = b;
+    }
+  }
+  return pick;
+}
+
+/// Runs a size check of the conversions and keeps its refusal as a reason.
+template <class F>
+std::string refusal(F&& check) {
+  try {
+    check();
+  } catch (const Unsupported& e) {
+    return e.what();
+  }
+  return {};
+}
+
+template <Value T, Index I>
+Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
+  using detail::padded_bytes;
+  Profile p;
+  p.stats = analyze(A);
+  const MatrixStats& s = p.stats;
+  p.csr_bytes = A.bytes();
+  const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz();
+  const I* ptr = A.row_ptr().data();
+  const I* col = A.col_idx().data();
+  const auto len = [&](std::int64_t r) { return static_cast<std::int64_t>(ptr[r + 1] - ptr[r]); };
+  constexpr auto SI = static_cast<std::int64_t>(sizeof(I));
+  constexpr auto ST = static_cast<std::int64_t>(sizeof(T));
+  p.footprints.resize(kAllFormats.size());
+  const auto at = [&](Format f) -> Footprint& { return p.footprints[static_cast<std::size_t>(f)]; };
+
+  at(Format::Csr).bytes = (m + 1) * SI + nnz * (SI + ST);
+  at(Format::Coo).bytes = nnz * (2 * SI + ST);
+  at(Format::Csc).bytes = (n + 1) * SI + nnz * (SI + ST);
+  at(Format::Jad).bytes = m * SI + (s.row_max + 1) * SI + nnz * (SI + ST);
+
+  // ELL: every row padded to the longest.
+  {
+    Footprint& f = at(Format::Ell);
+    f.refused = refusal([&] {
+      const std::int64_t stored = detail::padded_mul("ELL", "rows x width", m, s.row_max);
+      detail::require_index_fits<I>("ELL", "rows x width", stored);
+      f.bytes = static_cast<std::int64_t>(padded_bytes<T, I>(stored, m));
+      detail::require_budget("ELL",
+                             fmt::format("{} rows x width {} (the longest row)", m, s.row_max),
+                             stored, static_cast<double>(f.bytes), p.csr_bytes, o);
+    });
+  }
+  // SELL-C-σ: slices of C rows (sorted by length within windows of σ), each
+  // padded to its longest row rounded up to threads_per_row.
+  {
+    Footprint& f = at(Format::Sell);
+    f.refused = refusal([&] {
+      const std::int64_t C = o.slice_size, sigma = o.sigma, tpr = o.threads_per_row;
+      const std::int64_t slices = (m + C - 1) / C;
+      std::vector<std::int64_t> lengths(static_cast<std::size_t>(m));
+      for (std::int64_t r = 0; r < m; ++r)
+        lengths[static_cast<std::size_t>(r)] = len(r);
+      if (sigma > 1)
+        for (std::int64_t w = 0; w < m; w += sigma)
+          std::sort(lengths.begin() + w, lengths.begin() + std::min(m, w + sigma),
+                    std::greater<>());
+      std::int64_t stored = 0;
+      for (std::int64_t sl = 0; sl < slices; ++sl) {
+        const std::int64_t r0 = sl * C, r1 = std::min(m, r0 + C);
+        std::int64_t w = 0;
+        for (std::int64_t r = r0; r < r1; ++r)
+          w = std::max(w, lengths[static_cast<std::size_t>(r)]);
+        w = (w + tpr - 1) / tpr * tpr;
+        stored = detail::padded_add("SELL", "stored entries", stored,
+                                    detail::padded_mul("SELL", "slice entries", C, w));
+      }
+      detail::require_index_fits<I>("SELL", "stored entries", stored);
+      const std::int64_t index_entries = 2 * slices + 1 + m + (sigma > 1 ? m : 0);
+      f.bytes = static_cast<std::int64_t>(padded_bytes<T, I>(stored, index_entries));
+      detail::require_budget("SELL",
+                             fmt::format("{} slices of C = {} rows, sigma = {}", slices, C, sigma),
+                             stored, static_cast<double>(f.bytes), p.csr_bytes, o);
+    });
+  }
+  // HLL: hacks of H rows, each padded to its longest row.
+  std::int64_t hll_stored = 0;  // also a lower bound of HDI's stored values
+  {
+    Footprint& f = at(Format::Hll);
+    f.refused = refusal([&] {
+      const std::int64_t H = o.hack_size, hacks = (m + H - 1) / H;
+      std::int64_t& stored = hll_stored;
+      for (std::int64_t h = 0; h < hacks; ++h) {
+        const std::int64_t r0 = h * H, r1 = std::min(m, r0 + H);
+        std::int64_t w = 0;
+        for (std::int64_t r = r0; r < r1; ++r)
+          w = std::max(w, len(r));
+        stored = detail::padded_add("HLL", "stored entries", stored,
+                                    detail::padded_mul("HLL", "hack entries", r1 - r0, w));
+      }
+      detail::require_index_fits<I>("HLL", "stored entries", stored);
+      f.bytes = static_cast<std::int64_t>(padded_bytes<T, I>(stored, hacks + 1 + m));
+      detail::require_budget("HLL", fmt::format("{} hacks of H = {} rows", hacks, H), stored,
+                             static_cast<double>(f.bytes), p.csr_bytes, o);
+    });
+  }
+  // HYB: ELL part of width K, COO part for the rest.
+  {
+    Footprint& f = at(Format::Hyb);
+    f.refused = refusal([&] {
+      const std::int64_t K = o.hyb_width < 0 ? detail::bell_garland_width(ptr, m)
+                                             : std::min<std::int64_t>(o.hyb_width, s.row_max);
+      std::int64_t coo = 0;
+      for (std::int64_t r = 0; r < m; ++r)
+        coo += std::max<std::int64_t>(0, len(r) - K);
+      const std::int64_t stored = detail::padded_mul("HYB", "rows x width", m, K);
+      detail::require_index_fits<I>("HYB", "rows x width", stored);
+      f.bytes = static_cast<std::int64_t>(padded_bytes<T, I>(stored, m)) + coo * (2 * SI + ST);
+      detail::require_budget(
+          "HYB", fmt::format("ELL part of {} rows x width {}, COO part of {} entries", m, K, coo),
+          stored + coo, static_cast<double>(f.bytes), p.csr_bytes, o);
+    });
+  }
+  // DIA: every occupied diagonal over all rows.
+  {
+    Footprint& f = at(Format::Dia);
+    f.refused = refusal([&] {
+      const detail::PaddedSize size = detail::dia_size<T, I>(m, s.diagonals);
+      f.bytes = size.bytes;
+      detail::require_index_fits<I>("DIA", "rows x diagonals", size.values);
+      detail::check_padded_budget("DIA", fmt::format("{} rows x {} diagonals", m, s.diagonals),
+                                  size, nnz, p.csr_bytes, o);
+    });
+  }
+  // HDI: each hack's own diagonals.
+  {
+    Footprint& f = at(Format::Hdi);
+    f.refused = refusal([&] {
+      const std::int64_t H = o.hack_size, nh = (m + H - 1) / H;
+      // A row's entries lie on distinct diagonals, so a hack holds at least
+      // as many diagonals as its longest row: HDI stores at least what HLL
+      // stores. When that alone is over the budget, the count is not needed.
+      const double limit = std::max(static_cast<double>(o.max_bytes_floor),
+                                    o.max_expansion * static_cast<double>(p.csr_bytes));
+      if (static_cast<double>(hll_stored) * static_cast<double>(sizeof(T)) > limit) {
+        f.bytes = hll_stored * ST;
+        throw Unsupported(fmt::format(
+            "HDI: {} hacks of {} rows would store at least {} values ({} bytes, as many as HLL "
+            "pads to), above the limit of {:.0f} bytes = max(ConvertOptions::max_bytes_floor = "
+            "{}, max_expansion = {} x CSR bytes); raise the budget or use a format with less "
+            "padding",
+            nh, H, hll_stored, f.bytes, limit, o.max_bytes_floor, o.max_expansion));
+      }
+      const std::vector<std::int64_t> d = hack_diagonals(ptr, col, m, n, H);
+      std::int64_t total = 0;
+      for (std::int64_t x : d)
+        total += x;
+      const std::int64_t last_rows = nh > 0 ? m - (nh - 1) * H : 0;
+      const std::int64_t last = nh > 0 ? d.back() : 0;
+      const detail::PaddedSize size = detail::hdi_size<T, I>(H, nh, total, last_rows, last);
+      f.bytes = size.bytes;
+      detail::check_padded_budget(
+          "HDI",
+          fmt::format("{} hacks of {} rows (the last {}) with {} diagonals in all", nh, H,
+                      last_rows, total),
+          size, nnz, p.csr_bytes, o);
+    });
+  }
+  // BCSR: blocks from the block fill of analyze (b ≤ 8) or counted.
+  {
+    Footprint& f = at(Format::Bcsr);
+    if (o.block_size < 0) o.block_size = best_block_size(s, sizeof(T), sizeof(I));
+    p.block_size = o.block_size;
+    const std::int64_t b = o.block_size;
+    f.refused = refusal([&] {
+      std::int64_t blocks = 0;
+      if (b >= 2 && b <= 8 && s.fill(static_cast<int>(b)) > 0)
+        blocks = std::llround(static_cast<double>(nnz) /
+                              (static_cast<double>(b * b) * s.fill(static_cast<int>(b))));
+      else
+        blocks = count_blocks(ptr, col, m, n, b);
+      const std::int64_t block_rows = (m + b - 1) / b;
+      f.bytes = detail::bcsr_size<T, I>(block_rows, blocks, b).bytes;
+      detail::check_bcsr_size<T, I>(block_rows, blocks, b, nnz, p.csr_bytes, o);
+    });
+  }
+  return p;
+}
+
+/// The conversion's time in the model: the CSR read and the result written
+/// at the calibrated fraction of the bandwidth, plus a fixed cost.
+double conversion_s(Backend b, Format f, Regularity c, std::int64_t csr_bytes, std::int64_t bytes,
+                    double gbs) {
+  return detail::conversion_fixed_s(b) + static_cast<double>(csr_bytes + bytes) /
+                                             (detail::conversion_efficiency(b, f, c) * gbs * 1e9);
+}
+
+}  // namespace
+
+// ---- advice -----------------------------------------------------------------------
+
+template <Value T, Index I>
+Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& options,
+              Format current) {
+  return detail::name_allocation_failures("advise", [&] {
+    check_workload(work);
+    if (A.space() != Space::Host)
+      throw InvalidInput("advise: the matrix must be in host memory (the statistics read it)");
+    const auto t0 = std::chrono::steady_clock::now();
+    Advice adv;
+    adv.work = work;
+    adv.backend = options.backend;
+    adv.bandwidth_gbs =
+        options.bandwidth_gbs > 0 ? options.bandwidth_gbs : advisor_bandwidth(options.backend);
+    adv.convert = options.convert;
+    for (Format f : {Format::Sell, Format::Hll, Format::Hdi, Format::Hyb})
+      detail::check_options(f, adv.convert);
+    if (adv.convert.block_size >= 0) detail::check_options(Format::Bcsr, adv.convert);
+    Profile p = profile(A, adv.convert);
+    adv.stats = p.stats;
+    const Regularity klass = regularity_of(p.stats);
+    adv.regularity = std::string(detail::to_string(klass));
+
+    const Registry<T, I>& reg = Registry<T, I>::instance();
+    const Backend backend = options.backend;
+    const std::int64_t n = work.op == Op::Spmm ? work.cols : 1;
+    const std::int64_t dense =
+        (A.rows() + A.cols()) * n * static_cast<std::int64_t>(sizeof(T));  // x read, y written
+    const auto csr_bytes = static_cast<std::int64_t>(p.csr_bytes);
+
+    // One candidate per registered kernel of the backend and operation.
+    std::vector<std::pair<Format, Algorithm>> kernels;
+    if (work.op == Op::Spmv) {
+      for (const auto& k : reg.spmv_kernels())
+        if (k.info.backend == backend && !k.info.baseline)
+          kernels.emplace_back(k.info.format, k.info.algorithm);
+    } else {
+      for (const auto& k : reg.spmm_kernels())
+        if (k.info.backend == backend && !k.info.baseline)
+          kernels.emplace_back(k.info.format, k.info.algorithm);
+    }
+    if (kernels.empty())
+      throw Unsupported(fmt::format("advise: no {} kernel on the {} backend in this build",
+                                    to_string(work.op), to_string(backend)));
+
+    for (const auto& [f, a] : kernels) {
+      Candidate c;
+      c.format = f;
+      c.algorithm = a;
+      const Footprint& fp = p.footprints[static_cast<std::size_t>(f)];
+      c.bytes = fp.bytes;
+      c.bytes_moved = fp.bytes + dense;
+      const detail::ModelEfficiency e = detail::product_efficiency(backend, f, a, klass);
+      c.efficiency = e.efficiency;
+      c.product_s = detail::product_fixed_s(backend, f, a) +
+                    static_cast<double>(c.bytes_moved) / (e.efficiency * adv.bandwidth_gbs * 1e9);
+      // The caller's format and the CSR (which the statistics needed) are there already.
+      const bool kept = f == current || f == Format::Csr;
+      c.convert_s =
+          kept ? 0.0 : conversion_s(backend, f, klass, csr_bytes, fp.bytes, adv.bandwidth_gbs);
+      if (!kept && !fp.refused.empty()) {
+        c.feasible = false;
+        c.reason = fp.refused;
+      } else if (!kept && !convertible(f)) {
+        c.feasible = false;
+        c.reason = fmt::format("no conversion to {} in this build", to_string(f));
+      } else if (!kept && backend != Backend::Cpu && reg.find_conversion(f, backend) == nullptr) {
+        c.feasible = false;
+        c.reason = fmt::format("CSR to {}: no conversion on the {} backend", to_string(f),
+                               to_string(backend));
+      } else if (!kept && c.bytes > work.memory_limit) {
+        c.feasible = false;
+        c.reason = fmt::format("its {} bytes exceed the memory limit of {} bytes", c.bytes,
+                               work.memory_limit);
+      }
+      c.total_s = c.convert_s + static_cast<double>(work.products) * c.product_s;
+      adv.candidates.push_back(std::move(c));
+    }
+
+    // Break-even against CSR's best predicted kernel (the reference the
+    // benchmark's break_even uses).
+    double csr_s = std::numeric_limits<double>::infinity();
+    for (const Candidate& c : adv.candidates)
+      if (c.format == Format::Csr) csr_s = std::min(csr_s, c.product_s);
+    for (Candidate& c : adv.candidates) {
+      if (c.convert_s == 0)
+        c.break_even = 0;
+      else if (c.product_s < csr_s)
+        c.break_even = c.convert_s / (csr_s - c.product_s);
+      else
+        c.break_even = std::numeric_limits<double>::infinity();
+    }
+    std::stable_sort(adv.candidates.begin(), adv.candidates.end(),
+                     [](const Candidate& x, const Candidate& y) {
+                       if (x.feasible != y.feasible) return x.feasible;
+                       return x.total_s < y.total_s;
+                     });
+    if (adv.candidates.empty() || !adv.candidates.front().feasible)
+      throw Unsupported(fmt::format(
+          "advise: no format fits the memory limit of {} bytes (the matrix in {} takes {})",
+          work.memory_limit, to_string(current),
+          p.footprints[static_cast<std::size_t>(current)].bytes));
+    adv.pick = 0;
+    const Candidate& pick = adv.candidates.front();
+    adv.why = fmt::format(
+        "{}/{}: least predicted total for {} products ({:.3g} s = conversion {:.3g} s + {} x "
+        "{:.3g} s); {} matrix, {:.1f} GB/s",
+        to_string(pick.format), to_string(pick.algorithm), work.products, pick.total_s,
+        pick.convert_s, work.products, pick.product_s, adv.regularity, adv.bandwidth_gbs);
+    adv.advise_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return adv;
+  });
+}
+
+std::vector<std::size_t> tuning_candidates(const Advice& advice, int count, double within,
+                                           double budget, int runs) {
+  std::vector<std::size_t> out;
+  if (advice.candidates.empty()) return out;
+  const double best = advice.chosen().total_s;
+  double cost = 0;
+  for (std::size_t i = 0; i < advice.candidates.size(); ++i) {
+    const Candidate& c = advice.candidates[i];
+    if (static_cast<int>(out.size()) == count) break;
+    if (!c.feasible || c.total_s > within * best) continue;
+    out.push_back(i);
+    cost += c.convert_s + runs * c.product_s;
+  }
+  if (out.size() < 2 || cost > budget * best) out.clear();
+  return out;
+}
+
+#define SPX_INST(T, I) \
+  template Advice advise<T, I>(const Csr<T, I>&, const Workload&, const AdvisorOptions&, Format);
+SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+#undef SPX_INST
+
+}  // namespace spx

@@ -1,0 +1,107 @@
+// Look-ups in the advisor's calibrated tables (advisor_table.inc, generated
+// by bench/advisor/calibrate.py) with the fallbacks of advisor_model.hpp.
+#include "core/advisor_model.hpp"
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+namespace spx::detail {
+namespace {
+
+struct RefRow {
+  Backend backend;
+  std::string_view klass;
+  double efficiency, fixed;
+  int records;
+};
+struct EffRow {
+  Backend backend;
+  std::string_view format, algorithm, klass;
+  double relative;
+  int records;
+};
+struct FixedRow {
+  Backend backend;
+  std::string_view format, algorithm;
+  double seconds;
+};
+struct ConvRow {
+  Backend backend;
+  std::string_view format;
+  double reference_products;
+  int records;
+};
+
+#include "core/advisor_table.inc"
+
+/// Fewer records than this for a (kernel, class) and the fallback is used.
+constexpr int kMinRecords = 3;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+std::string_view to_string(Regularity r) noexcept {
+  switch (r) {
+    case Regularity::Regular:
+      return "regular";
+    case Regularity::Irregular:
+      return "irregular";
+    case Regularity::Skewed:
+      return "skewed";
+  }
+  return "?";
+}
+
+double reference_efficiency(Backend b, Regularity c) {
+  const std::string_view cn = to_string(c);
+  std::vector<double> all;
+  for (const RefRow& r : kReference) {
+    if (r.backend != b) continue;
+    if (r.klass == cn && r.records >= kMinRecords) return r.efficiency;
+    all.push_back(r.efficiency);
+  }
+  return all.empty() ? 0.5 : median(all);
+}
+
+ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity c) {
+  const std::string_view fn = to_string(f), an = to_string(a), cn = to_string(c);
+  const double ref = reference_efficiency(b, c);
+  std::vector<double> kernel, format;
+  for (const EffRow& r : kRelative) {
+    if (r.backend != b || r.format != fn || r.records < kMinRecords) continue;
+    if (r.algorithm == an && r.klass == cn) return {ref * r.relative, true};
+    if (r.algorithm == an) kernel.push_back(r.relative);
+    if (r.klass == cn) format.push_back(r.relative);
+  }
+  if (!kernel.empty()) return {ref * median(kernel), false};
+  if (!format.empty()) return {ref * median(format), false};
+  return {ref * 0.5, false};
+}
+
+double product_fixed_s(Backend b, Format f, Algorithm a) {
+  const std::string_view fn = to_string(f), an = to_string(a);
+  for (const FixedRow& r : kFixed)
+    if (r.backend == b && r.format == fn && r.algorithm == an) return r.seconds;
+  return b == Backend::Cuda ? 8e-6 : 2e-6;
+}
+
+double conversion_efficiency(Backend b, Format f, Regularity c) {
+  const std::string_view fn = to_string(f);
+  double products = b == Backend::Cuda ? 15.0 : 5.0;
+  for (const ConvRow& r : kConversion)
+    if (r.backend == b && r.format == fn) products = r.reference_products;
+  return reference_efficiency(b, c) / products;
+}
+
+double conversion_fixed_s(Backend b) {
+  return b == Backend::Cuda ? 50e-6 : 20e-6;
+}
+
+}  // namespace spx::detail

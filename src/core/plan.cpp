@@ -1,0 +1,417 @@
+// Plans (include/spx/plan.hpp): the advice, the conversion done once, the
+// optional tuning, and the products through the ordinary pipeline with the
+// chosen format and kernel.
+#include "spx/plan.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/backend.hpp"
+#include "core/instantiate.hpp"
+#include "spx/convert.hpp"
+#include "spx/core/error.hpp"
+#include "spx/ops.hpp"
+
+namespace spx {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The value arrays of a format, in a fixed order (HYB: ELL part, COO part).
+template <class M>
+auto value_arrays(M& m) {
+  using T = typename M::value_type;
+  if constexpr (M::kFormat == Format::Hyb)
+    return std::vector<Array<T>*>{&m.ell().values(), &m.coo().values()};
+  else
+    return std::vector<Array<T>*>{&m.values()};
+}
+
+/// Waits for the products enqueued on `backend`.
+void synchronize(Backend backend) {
+  const detail::BackendModule* m = detail::find_backend(backend);
+  if (m != nullptr && m->synchronize != nullptr) m->synchronize();
+}
+
+}  // namespace
+
+template <Value T, Index I>
+struct Plan<T, I>::State {
+  PlanReport report;
+  Workload work;
+  PlanOptions options;
+  Backend backend = Backend::Cpu;
+  Space space = Space::Host;
+  /// The caller's matrix and the CSR the plan knows it by (the caller's, or
+  /// `csr_own` made from another format).
+  MatrixRef<T, I> input;
+  const Csr<T, I>* csr = nullptr;
+  std::optional<Csr<T, I>> csr_own;
+  /// The CSR in the matrix's space (the caller's, or uploaded).
+  const Csr<T, I>* csr_here = nullptr;
+  std::optional<Csr<T, I>> csr_upload;
+  /// The format the products use when it is not the caller's matrix.
+  std::optional<Matrix<T, I>> converted;
+  /// What the products use.
+  MatrixRef<T, I> use;
+  /// Host value map of `converted`: slot → CSR position (−1: padding).
+  std::vector<std::int64_t> value_map;
+
+  Matrix<T, I> convert_from_csr(Format f) const {
+    if (f == Format::Csr) return Matrix<T, I>{csr_here->clone()};
+    return convert(*csr_here, f, report.advice.convert);
+  }
+};
+
+template <Value T, Index I>
+Plan<T, I>::Plan(const Csr<T, I>& A, const Workload& work, const PlanOptions& options)
+    : Plan(MatrixRef<T, I>{&A}, work, options) {}
+
+template <Value T, Index I>
+Plan<T, I>::~Plan() = default;
+template <Value T, Index I>
+Plan<T, I>::Plan(Plan&&) noexcept = default;
+template <Value T, Index I>
+Plan<T, I>& Plan<T, I>::operator=(Plan&&) noexcept = default;
+
+template <Value T, Index I>
+Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& options)
+    : s_(std::make_unique<State>()) {
+  const auto t_build = std::chrono::steady_clock::now();
+  check_workload(work);
+  if (options.tune_candidates < 1)
+    throw InvalidInput(fmt::format("PlanOptions::tune_candidates: {}; expected at least 1",
+                                   options.tune_candidates));
+  if (!(options.tune_within >= 1) || !(options.tune_budget >= 0))
+    throw InvalidInput(fmt::format(
+        "PlanOptions::tune_within = {}, tune_budget = {}; expected within >= 1, budget >= 0",
+        options.tune_within, options.tune_budget));
+  State& s = *s_;
+  s.work = work;
+  s.options = options;
+  s.input = A;
+  s.space = space_of(A);
+  s.backend = backend_of(s.space);
+  const Format current = format_of(A);
+
+  // The CSR: the caller's, or made from the caller's format (on the host).
+  if (current == Format::Csr) {
+    s.csr = std::get<const Csr<T, I>*>(A);
+  } else {
+    s.csr_own = std::visit(
+        [](auto* m) -> Csr<T, I> {
+          using M = std::remove_cvref_t<decltype(*m)>;
+          if constexpr (M::kFormat == Format::Csr)
+            return m->to(Space::Host);
+          else
+            return m->space() == Space::Host ? to_csr(*m) : to_csr(m->to(Space::Host));
+        },
+        A);
+    s.csr = &*s.csr_own;
+  }
+  if (s.csr->space() == s.space) {
+    s.csr_here = s.csr;
+  } else {
+    s.csr_upload = s.csr->to(s.space);
+    s.csr_here = &*s.csr_upload;
+  }
+
+  // The advice, on a host copy of the CSR when the matrix is on the device.
+  std::optional<Csr<T, I>> host_copy;
+  if (s.csr->space() != Space::Host) host_copy = s.csr->to(Space::Host);
+  const Csr<T, I>& H = host_copy ? *host_copy : *s.csr;
+  AdvisorOptions ao;
+  ao.backend = s.backend;
+  ao.bandwidth_gbs = options.bandwidth_gbs;
+  ao.convert = options.convert;
+  PlanReport& r = s.report;
+  r.advice = advise(H, work, ao, current);
+  host_copy.reset();
+  std::vector<Candidate>& cands = r.advice.candidates;
+
+  // Forced format or kernel: the best feasible candidate that matches.
+  const auto matches = [&](const Candidate& c) {
+    return (!options.format || c.format == *options.format) &&
+           (options.algorithm == Algorithm::Auto || c.algorithm == options.algorithm);
+  };
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    if (matches(cands[i]) && cands[i].feasible) order.push_back(i);
+  if (order.empty()) {
+    std::string why = "no registered kernel";
+    for (const Candidate& c : cands)
+      if (matches(c) && !c.feasible) why = c.reason;
+    throw Unsupported(fmt::format("plan: format {} with algorithm {} cannot be used: {}",
+                                  options.format ? to_string(*options.format) : "any",
+                                  to_string(options.algorithm), why));
+  }
+
+  // Matrices converted while choosing, by format, so the pick is not converted twice.
+  std::map<Format, std::pair<Matrix<T, I>, double>> made;
+  const auto obtain = [&](Format f) -> std::optional<MatrixRef<T, I>> {
+    if (f == current) return A;
+    if (f == Format::Csr) return MatrixRef<T, I>{s.csr_here};
+    if (auto it = made.find(f); it != made.end()) return spx::ref(it->second.first);
+    const auto t0 = std::chrono::steady_clock::now();
+    Matrix<T, I> m = s.convert_from_csr(f);
+    const double sec = seconds_since(t0);
+    auto it = made.emplace(f, std::make_pair(std::move(m), sec)).first;
+    return spx::ref(it->second.first);
+  };
+  const auto can_run = [&](const Candidate& c, MatrixRef<T, I> m) -> std::string {
+    const Registry<T, I>& reg = Registry<T, I>::instance();
+    if (work.op == Op::Spmv) {
+      const auto* k = reg.find_spmv(c.format, c.algorithm, s.backend);
+      return k == nullptr ? "not registered" : k->can_run(m);
+    }
+    const auto* k = reg.find_spmm(c.format, c.algorithm, s.backend);
+    const SpmmShape shape{work.cols, Layout::RowMajor, Layout::RowMajor, work.cols, work.cols};
+    return k == nullptr ? "not registered" : k->can_run(m, shape);
+  };
+  /// Makes candidate i usable, or says why it is not (kept in its reason).
+  const auto usable = [&](std::size_t i) -> std::optional<MatrixRef<T, I>> {
+    Candidate& c = cands[i];
+    try {
+      auto m = obtain(c.format);
+      const std::string why = can_run(c, *m);
+      if (why.empty()) return m;
+      c.reason = why;
+    } catch (const Unsupported& e) {
+      c.reason = e.what();
+    }
+    c.feasible = false;
+    return std::nullopt;
+  };
+
+  // Tuning: measure the best predicted candidates.
+  std::size_t pick = order.front();
+  std::vector<std::size_t> to_measure;
+  if (options.tune && work.products >= options.tune_min_products) {
+    // The advisor's candidates worth measuring, among those the options allow.
+    for (std::size_t i : tuning_candidates(r.advice, options.tune_candidates, options.tune_within,
+                                           options.tune_budget))
+      if (std::find(order.begin(), order.end(), i) != order.end()) to_measure.push_back(i);
+    if (to_measure.size() < 2) to_measure.clear();
+  }
+  if (!to_measure.empty()) {
+    const auto t_tune = std::chrono::steady_clock::now();
+    std::optional<std::size_t> best;
+    for (std::size_t i : to_measure) {
+      const auto m = usable(i);
+      if (!m) continue;
+      Candidate& c = cands[i];
+      // A handful of products on zero operands (values do not change the time).
+      const std::int64_t rows = rows_of(*m), cols = cols_of(*m);
+      const std::int64_t n = work.op == Op::Spmm ? work.cols : 1;
+      Array<T> x = Array<T>::filled(static_cast<std::size_t>(cols * n), T{0}).to(s.space);
+      Array<T> y = Array<T>::filled(static_cast<std::size_t>(rows * n), T{0}).to(s.space);
+      const ProductOptions po{c.algorithm, nullptr};
+      const auto product = [&] {
+        if (work.op == Op::Spmv)
+          detail::spmv<T, I>(T{1}, *m, VectorView<const T>(x), T{0}, VectorView<T>(y), po);
+        else
+          detail::spmm<T, I>(
+              T{1}, *m, DenseView<const T>{x.data(), cols, n, n, Layout::RowMajor, s.space}, T{0},
+              DenseView<T>{y.data(), rows, n, n, Layout::RowMajor, s.space}, po);
+      };
+      std::vector<double> times;
+      product();
+      synchronize(s.backend);
+      for (int rep = 0; rep < 5; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        product();
+        synchronize(s.backend);
+        times.push_back(seconds_since(t0));
+      }
+      std::sort(times.begin(), times.end());
+      c.measured = true;
+      c.measured_s = times[times.size() / 2];
+      auto it = made.find(c.format);
+      if (it != made.end()) c.convert_s = it->second.second;
+      c.total_s = c.convert_s + static_cast<double>(work.products) * c.measured_s;
+      if (!best || c.total_s < cands[*best].total_s) best = i;
+    }
+    r.tuned = true;
+    r.tune_s = seconds_since(t_tune);
+    if (best) pick = *best;
+  }
+
+  // The pick, or the next usable candidate when the model missed a refusal.
+  std::optional<MatrixRef<T, I>> chosen = cands[pick].feasible ? usable(pick) : std::nullopt;
+  if (!chosen) {
+    for (std::size_t i : order)
+      if (cands[i].feasible && (chosen = usable(i))) {
+        pick = i;
+        break;
+      }
+  }
+  if (!chosen)
+    throw Unsupported(fmt::format("plan: no candidate could be used; the best predicted: {}",
+                                  cands[order.front()].reason));
+  const Candidate& c = cands[pick];
+  r.format = c.format;
+  r.algorithm = c.algorithm;
+  r.predicted_build_s = c.convert_s;
+  if (c.format == current) {
+    s.use = A;
+  } else if (c.format == Format::Csr) {
+    s.use = MatrixRef<T, I>{s.csr_here};
+  } else {
+    auto it = made.find(c.format);
+    r.convert_s = it->second.second;
+    s.converted = std::move(it->second.first);
+    s.use = spx::ref(*s.converted);
+  }
+  made.clear();
+  // Keep the advice's order but point at the pick.
+  r.advice.pick = pick;
+  r.why = r.tuned ? fmt::format(
+                        "{}/{}: least measured total for {} products after tuning {} "
+                        "candidates in {:.3g} s",
+                        to_string(c.format), to_string(c.algorithm), work.products,
+                        options.tune_candidates, r.tune_s)
+                  : (pick == order.front()
+                         ? r.advice.why
+                         : fmt::format("{}/{}: the best usable candidate ({})", to_string(c.format),
+                                       to_string(c.algorithm), r.advice.why));
+  r.advice.why = r.why;
+
+  if (options.warm) {
+    const std::int64_t n = work.op == Op::Spmm ? work.cols : 1;
+    Array<T> x = Array<T>::filled(static_cast<std::size_t>(cols_of(s.use) * n), T{0}).to(s.space);
+    Array<T> y = Array<T>::filled(static_cast<std::size_t>(rows_of(s.use) * n), T{0}).to(s.space);
+    if (work.op == Op::Spmv)
+      run(T{1}, VectorView<const T>(x), T{0}, VectorView<T>(y));
+    else
+      run(T{1}, DenseView<const T>{x.data(), cols_of(s.use), n, n, Layout::RowMajor, s.space}, T{0},
+          DenseView<T>{y.data(), rows_of(s.use), n, n, Layout::RowMajor, s.space});
+    synchronize(s.backend);
+  }
+  r.build_s = seconds_since(t_build);
+}
+
+template <Value T, Index I>
+RunInfo Plan<T, I>::run(T alpha, VectorView<const T> x, T beta, VectorView<T> y,
+                        CUstream_st* stream) const {
+  const ProductOptions po{s_->work.op == Op::Spmv ? s_->report.algorithm : Algorithm::Auto, stream};
+  return detail::spmv<T, I>(alpha, s_->use, x, beta, y, po);
+}
+
+template <Value T, Index I>
+RunInfo Plan<T, I>::run(T alpha, DenseView<const T> B, T beta, DenseView<T> C,
+                        CUstream_st* stream) const {
+  const ProductOptions po{s_->work.op == Op::Spmm ? s_->report.algorithm : Algorithm::Auto, stream};
+  return detail::spmm<T, I>(alpha, s_->use, B, beta, C, po);
+}
+
+template <Value T, Index I>
+void Plan<T, I>::update_values(std::span<const T> values) {
+  State& s = *s_;
+  const std::int64_t nnz = s.csr->nnz();
+  if (static_cast<std::int64_t>(values.size()) != nnz)
+    throw DimensionMismatch(fmt::format(
+        "Plan::update_values: {} values for a matrix of {} nonzeros", values.size(), nnz));
+  if (nnz == 0) return;
+  // `values` lives in the matrix's space, as `dst` does.
+  const auto copy_in = [&](Array<T>& dst) {
+    if (s.space == Space::Host)
+      std::copy(values.begin(), values.end(), dst.data());
+    else
+      dst = Array<T>::view(const_cast<T*>(values.data()), values.size(), s.space).to(s.space);
+  };
+  const Format used = format_of(s.use);
+
+  // The CSR the plan uses is the caller's: multiply with a copy of the new values.
+  if (used == Format::Csr && !s.converted) {
+    {
+      const Csr<T, I>& C = *s.csr_here;
+      Array<T> v(values.size(), s.space);
+      copy_in(v);
+      // Structure viewed in place, values owned by the plan.
+      s.converted = Matrix<T, I>{
+          Csr<T, I>(static_cast<I>(C.rows()), static_cast<I>(C.cols()),
+                    Array<I>::view(const_cast<I*>(C.row_ptr().data()), C.row_ptr().size(), s.space),
+                    Array<I>::view(const_cast<I*>(C.col_idx().data()), C.col_idx().size(), s.space),
+                    std::move(v), Check::Trusted)};
+      s.use = spx::ref(*s.converted);
+    }
+    return;
+  }
+  if (used == Format::Csr) {
+    copy_in(std::get<Csr<T, I>>(*s.converted).values());
+    return;
+  }
+
+  // A converted (or caller's non-CSR) format on the device: convert again from
+  // a CSR over the new values.
+  if (s.space != Space::Host) {
+    const Csr<T, I>& C = *s.csr_here;
+    const Csr<T, I> V(
+        static_cast<I>(C.rows()), static_cast<I>(C.cols()),
+        Array<I>::view(const_cast<I*>(C.row_ptr().data()), C.row_ptr().size(), s.space),
+        Array<I>::view(const_cast<I*>(C.col_idx().data()), C.col_idx().size(), s.space),
+        Array<T>::view(const_cast<T*>(values.data()), values.size(), s.space), Check::Trusted);
+    s.converted = convert(V, used, s.report.advice.convert);
+    s.use = spx::ref(*s.converted);
+    return;
+  }
+
+  // Host: scatter through a map from the format's slots to CSR positions,
+  // made once by converting a CSR whose values are the positions + 1.
+  if (!s.converted) s.converted = s.convert_from_csr(used);
+  if (s.value_map.empty()) {
+    const Csr<T, I>& C = *s.csr;
+    Array<double> pos(static_cast<std::size_t>(nnz));
+    for (std::int64_t k = 0; k < nnz; ++k)
+      pos.data()[k] = static_cast<double>(k + 1);
+    const Csr<double, I> P(static_cast<I>(C.rows()), static_cast<I>(C.cols()),
+                           Array<I>::view(const_cast<I*>(C.row_ptr().data()), C.row_ptr().size()),
+                           Array<I>::view(const_cast<I*>(C.col_idx().data()), C.col_idx().size()),
+                           std::move(pos), Check::Trusted);
+    Matrix<double, I> M = convert(P, used, s.report.advice.convert);
+    std::visit(
+        [&](auto& m) {
+          for (Array<double>* a : value_arrays(m))
+            for (std::size_t k = 0; k < a->size(); ++k)
+              s.value_map.push_back(static_cast<std::int64_t>(a->data()[k]) - 1);
+        },
+        M);
+  }
+  std::visit(
+      [&](auto& m) {
+        std::size_t slot = 0;
+        for (Array<T>* a : value_arrays(m)) {
+          T* v = a->data();
+          const std::int64_t size = static_cast<std::int64_t>(a->size());
+          const std::int64_t* map = s.value_map.data() + slot;
+#pragma omp parallel for schedule(static) if (size > (std::int64_t{1} << 16))
+          for (std::int64_t k = 0; k < size; ++k)
+            v[k] = map[k] >= 0 ? values[static_cast<std::size_t>(map[k])] : T{0};
+          slot += a->size();
+        }
+      },
+      *s.converted);
+  s.use = spx::ref(*s.converted);
+}
+
+template <Value T, Index I>
+MatrixRef<T, I> Plan<T, I>::matrix() const {
+  return s_->use;
+}
+
+template <Value T, Index I>
+const PlanReport& Plan<T, I>::report() const {
+  return s_->report;
+}
+
+SPX_INSTANTIATE_CLASS(Plan)
+
+}  // namespace spx

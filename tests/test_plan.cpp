@@ -1,0 +1,395 @@
+// Plans and the advisor (include/spx/plan.hpp, advisor.hpp): cases whose
+// answer is known (a stencil goes diagonal at large N and stays CSR at N = 1;
+// a power-law matrix is never padded), footprints predicted without
+// conversion equal the converted formats' bytes, memory limits, products and
+// value updates against the CSR product, tuning, bad arguments, and a device
+// plan (skipped without a GPU).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "common.hpp"
+#include "spx/advisor.hpp"
+#include "spx/convert.hpp"
+#include "spx/generate.hpp"
+#include "spx/ops.hpp"
+#include "spx/plan.hpp"
+
+namespace spx::test {
+namespace {
+
+/// The model's bandwidth is fixed, so that the answers do not depend on the
+/// machine's load.
+constexpr double kHostGbs = 20.0;
+
+template <Value T, Index I>
+Csr<T, I> gen(const char* spec) {
+  return generate<T, I>(parse_gen_spec(spec));
+}
+
+AdvisorOptions host_options() {
+  AdvisorOptions o;
+  o.backend = Backend::Cpu;
+  o.bandwidth_gbs = kHostGbs;
+  return o;
+}
+
+Workload products(std::int64_t n) {
+  Workload w;
+  w.products = n;
+  return w;
+}
+
+template <Value T>
+std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> d(0.5, 1.5);
+  std::vector<T> v(n);
+  for (auto& x : v)
+    x = static_cast<T>((rng() & 1) ? d(rng) : -d(rng));
+  return v;
+}
+
+template <Value T>
+void expect_near_all(const std::vector<T>& got, const std::vector<T>& want, const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-11;
+  int bad = 0;
+  for (std::size_t i = 0; i < got.size() && bad < 5; ++i) {
+    const double scale = std::max(1.0, std::abs(static_cast<double>(want[i])));
+    if (!(std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) <= tol * scale)) {
+      ADD_FAILURE() << what << ": y[" << i << "] = " << got[i] << ", expected " << want[i];
+      ++bad;
+    }
+  }
+}
+
+/// y = A x through spx::spmv on the CSR.
+template <Value T, Index I>
+std::vector<T> csr_product(const Csr<T, I>& A, const std::vector<T>& x) {
+  std::vector<T> y(static_cast<std::size_t>(A.rows()));
+  spmv(T{1}, A, x, T{0}, y);
+  return y;
+}
+
+bool padded(Format f) {
+  return f == Format::Ell || f == Format::Sell || f == Format::Hll || f == Format::Dia ||
+         f == Format::Hdi;
+}
+
+// ---- known answers ------------------------------------------------------------------
+
+TEST(Advisor, StencilStaysCsrForOneProductAndGoesDiagonalForMany) {
+  const auto A = gen<double, std::int32_t>("stencil2d:n=300,points=5");
+  const Advice one = advise(A, products(1), host_options());
+  EXPECT_EQ(one.chosen().format, Format::Csr) << one.why;
+  const Advice many = advise(A, products(10000), host_options());
+  EXPECT_TRUE(many.chosen().format == Format::Dia || many.chosen().format == Format::Hdi)
+      << many.why;
+  EXPECT_EQ(many.regularity, "regular");
+  // The pick's break-even against CSR lies between the two workloads.
+  EXPECT_GT(many.chosen().break_even, 1.0);
+  EXPECT_LT(many.chosen().break_even, 10000.0);
+}
+
+TEST(Advisor, PowerLawMatricesAreNeverPadded) {
+  for (const char* spec : {"chunglu:n=20000,degree=8", "rmat:scale=14,degree=8"}) {
+    const auto A = gen<double, std::int32_t>(spec);
+    for (std::int64_t n : {1, 100, 10000, 1000000}) {
+      const Advice a = advise(A, products(n), host_options());
+      EXPECT_FALSE(padded(a.chosen().format))
+          << spec << " N = " << n << ": " << a.why << " (" << a.regularity << ")";
+    }
+  }
+}
+
+TEST(Advisor, CudaModelAnswersWithoutADevice) {
+  // The model needs no GPU (only the kernels registered in the build): the
+  // CUDA answers can be checked here; a CPU-only build has no CUDA kernel.
+  AdvisorOptions o;
+  o.backend = Backend::Cuda;
+  o.bandwidth_gbs = 3000;
+  const auto A = gen<double, std::int32_t>("chunglu:n=20000,degree=8");
+  if (!cuda_compiled()) {
+    EXPECT_CONTAINS(message_of<Unsupported>([&] { advise(A, products(10), o); }),
+                    "no spmv kernel on the cuda backend");
+    return;
+  }
+  for (std::int64_t n : {1, 100, 10000}) {
+    const Advice a = advise(A, products(n), o);
+    EXPECT_FALSE(padded(a.chosen().format)) << a.why;
+    EXPECT_EQ(a.backend, Backend::Cuda);
+  }
+  const auto S = gen<double, std::int32_t>("stencil2d:n=300,points=5");
+  EXPECT_EQ(advise(S, products(1), o).chosen().format, Format::Csr);
+}
+
+TEST(Plan, DeviceBandwidthIsMeasured) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  EXPECT_GT(advisor_bandwidth(Backend::Cuda), 50.0);
+}
+
+// ---- footprints without conversion ---------------------------------------------------
+
+template <class P>
+class AdvisorTyped : public ::testing::Test {};
+TYPED_TEST_SUITE(AdvisorTyped, TypePairs, TypePairNames);
+
+TYPED_TEST(AdvisorTyped, FootprintsEqualTheConvertedFormatsAndRefusalsAgree) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  for (const char* spec :
+       {"stencil2d:n=40,points=9", "fem:n=20,block=3", "banded:n=3000", "chunglu:n=3000,degree=6",
+        "random:n=2000,degree=5", "denserows:n=2000"}) {
+    const auto A = gen<T, I>(spec);
+    const Advice a = advise(A, products(100), host_options());
+    for (const Candidate& c : a.candidates) {
+      if (!convertible(c.format)) continue;
+      SCOPED_TRACE(std::string(spec) + " " + std::string(to_string(c.format)));
+      std::optional<Matrix<T, I>> m;
+      std::string refused;
+      try {
+        m = convert(A, c.format, a.convert);
+      } catch (const Unsupported& e) {
+        refused = e.what();
+      }
+      if (m) {
+        EXPECT_TRUE(c.feasible) << c.reason;
+        EXPECT_EQ(c.bytes, static_cast<std::int64_t>(bytes_of<T, I>(spx::ref(*m))));
+      } else {
+        EXPECT_FALSE(c.feasible);
+        EXPECT_EQ(c.reason, refused);
+      }
+    }
+  }
+}
+
+// ---- memory limits --------------------------------------------------------------------
+
+TEST(Advisor, MemoryLimitIsRespected) {
+  const auto A = gen<double, std::int32_t>("stencil2d:n=200,points=5");
+  Workload w = products(100000);
+  const Advice free = advise(A, w, host_options());
+  ASSERT_NE(free.chosen().format, Format::Csr);
+  // Below the pick's footprint: something else, within the limit (or the CSR itself).
+  w.memory_limit = free.chosen().bytes - 1;
+  const Advice limited = advise(A, w, host_options());
+  EXPECT_NE(limited.chosen().format, free.chosen().format);
+  for (const Candidate& c : limited.candidates)
+    if (c.feasible && c.format != Format::Csr) EXPECT_LE(c.bytes, w.memory_limit);
+  // No memory at all: the matrix as it is.
+  w.memory_limit = 0;
+  EXPECT_EQ(advise(A, w, host_options()).chosen().format, Format::Csr);
+  const Plan<double, std::int32_t> plan(A, w, PlanOptions{.bandwidth_gbs = kHostGbs});
+  EXPECT_EQ(plan.report().format, Format::Csr);
+}
+
+// ---- bad arguments ------------------------------------------------------------------
+
+TEST(Advisor, BadArgumentsAreNamed) {
+  const auto A = gen<double, std::int32_t>("stencil2d:n=10");
+  Workload w;
+  w.products = 0;
+  EXPECT_CONTAINS(message_of([&] { advise(A, w, host_options()); }), "Workload::products: 0");
+  w = Workload{};
+  w.op = Op::Spmm;
+  w.cols = 0;
+  EXPECT_CONTAINS(message_of([&] { advise(A, w, host_options()); }), "Workload::cols: 0");
+  w = Workload{};
+  w.cols = 4;
+  EXPECT_CONTAINS(message_of([&] { advise(A, w, host_options()); }), "columns for spmv");
+  w = Workload{};
+  w.memory_limit = -5;
+  EXPECT_CONTAINS(message_of([&] { Plan<double, std::int32_t> p(A, w); }),
+                  "Workload::memory_limit: -5");
+  EXPECT_CONTAINS(message_of([&] { set_advisor_bandwidth(Backend::Cpu, -1); }),
+                  "set_advisor_bandwidth: -1");
+  PlanOptions po;
+  po.bandwidth_gbs = kHostGbs;
+  po.format = Format::Dia;
+  po.algorithm = Algorithm::MergePath;  // no such DIA kernel
+  EXPECT_CONTAINS(message_of<Unsupported>([&] { Plan<double, std::int32_t> p(A, Workload{}, po); }),
+                  "plan: format dia with algorithm merge_path cannot be used");
+  const Plan<double, std::int32_t> plan(A, Workload{}, PlanOptions{.bandwidth_gbs = kHostGbs});
+  const std::vector<double> few(3);
+  EXPECT_CONTAINS(message_of<DimensionMismatch>(
+                      [&] { const_cast<Plan<double, std::int32_t>&>(plan).update_values(few); }),
+                  "Plan::update_values: 3 values for a matrix of");
+}
+
+TEST(Advisor, BandwidthIsMeasuredOnceAndCanBeOverridden) {
+  set_advisor_bandwidth(Backend::Cpu, 12.5);
+  EXPECT_EQ(advisor_bandwidth(Backend::Cpu), 12.5);
+  set_advisor_bandwidth(Backend::Cpu, 0);
+  const double measured = advisor_bandwidth(Backend::Cpu);
+  EXPECT_GT(measured, 0.1);
+  EXPECT_EQ(advisor_bandwidth(Backend::Cpu), measured);  // cached
+}
+
+// ---- plans: products and value updates ----------------------------------------------
+
+SPX_TYPED_TEST_SUITE(PlanTyped);
+
+TYPED_TEST(PlanTyped, EveryFormatRunsAndUpdatesValuesInPlace) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  const auto A = gen<T, I>("fem:n=15,block=2");
+  const auto x = random_vector<T>(static_cast<std::size_t>(A.cols()), seed);
+  const auto v2 = random_vector<T>(static_cast<std::size_t>(A.nnz()), seed + 1);
+  Csr<T, I> A2 = A.clone();
+  std::copy(v2.begin(), v2.end(), A2.values().data());
+  const std::vector<T> want1 = csr_product(A, x), want2 = csr_product(A2, x);
+  for (Format f : kAllFormats) {
+    if (!convertible(f)) continue;
+    SCOPED_TRACE(std::string(to_string(f)));
+    PlanOptions po;
+    po.bandwidth_gbs = kHostGbs;
+    po.format = f;
+    Plan<T, I> plan(A, products(10), po);
+    EXPECT_EQ(plan.report().format, f);
+    EXPECT_EQ(format_of(plan.matrix()), f);
+    std::vector<T> y(static_cast<std::size_t>(A.rows()));
+    const RunInfo ran = plan.run(T{1}, x, T{0}, y);
+    EXPECT_EQ(ran.format, f);
+    EXPECT_EQ(ran.algorithm, plan.report().algorithm);
+    expect_near_all(y, want1, "before the update");
+    plan.update_values(v2);
+    plan.run(T{1}, x, T{0}, y);
+    expect_near_all(y, want2, "after the update");
+    plan.update_values(std::vector<T>(A.values().data(), A.values().data() + A.nnz()));
+    plan.run(T{1}, x, T{0}, y);
+    expect_near_all(y, want1, "after the second update");
+  }
+  // The caller's CSR is never written.
+  const auto fresh = gen<T, I>("fem:n=15,block=2");
+  EXPECT_EQ(A.values().data()[0], fresh.values().data()[0]);
+}
+
+TEST(Plan, AdvisedPlanEqualsSpmvAndReportsItsChoice) {
+  const auto A = gen<double, std::int32_t>("stencil2d:n=200,points=5");
+  const auto x = random_vector<double>(static_cast<std::size_t>(A.cols()), 7);
+  for (std::int64_t n : {1, 100000}) {
+    const Plan<double, std::int32_t> plan(A, products(n), PlanOptions{.bandwidth_gbs = kHostGbs});
+    const PlanReport& r = plan.report();
+    EXPECT_EQ(r.format, r.advice.chosen().format);
+    EXPECT_NE(r.algorithm, Algorithm::Auto);
+    EXPECT_FALSE(r.why.empty());
+    EXPECT_GE(r.build_s, r.convert_s);
+    EXPECT_GT(r.advice.candidates.size(), 5u);
+    if (n == 1) {
+      EXPECT_EQ(format_of(plan.matrix()), Format::Csr);
+      const Csr<double, std::int32_t>* kept =
+          std::get<const Csr<double, std::int32_t>*>(plan.matrix());
+      EXPECT_EQ(kept, &A);
+    }
+    std::vector<double> y(static_cast<std::size_t>(A.rows()));
+    plan.run(1.0, x, 0.0, y);
+    expect_near_all(y, csr_product(A, x), "plan");
+  }
+}
+
+TEST(Plan, SpmmPlanEqualsSpmm) {
+  const auto A = gen<double, std::int32_t>("random:n=500,degree=6");
+  Workload w = products(50);
+  w.op = Op::Spmm;
+  w.cols = 4;
+  const Plan<double, std::int32_t> plan(A, w, PlanOptions{.bandwidth_gbs = kHostGbs});
+  const auto B = random_vector<double>(static_cast<std::size_t>(A.cols() * 4), 3);
+  std::vector<double> C(static_cast<std::size_t>(A.rows() * 4)), want(C.size());
+  plan.run(1.0, DenseView<const double>{B.data(), A.cols(), 4, 4}, 0.0,
+           DenseView<double>{C.data(), A.rows(), 4, 4});
+  spmm(1.0, A, DenseView<const double>{B.data(), A.cols(), 4, 4}, 0.0,
+       DenseView<double>{want.data(), A.rows(), 4, 4});
+  expect_near_all(C, want, "spmm plan");
+}
+
+TEST(Plan, FromAnotherFormatNeedsNoConversionForOneProduct) {
+  const auto A = gen<double, std::int32_t>("stencil2d:n=100,points=5");
+  const auto D = to_dia(A);
+  const auto x = random_vector<double>(static_cast<std::size_t>(A.cols()), 5);
+  const Plan<double, std::int32_t> plan(MatrixRef<double, std::int32_t>{&D}, products(1),
+                                        PlanOptions{.bandwidth_gbs = kHostGbs});
+  // One product: nothing is converted; the DIA matrix is used in place, or
+  // the CSR the statistics needed.
+  const PlanReport& r = plan.report();
+  EXPECT_TRUE(r.format == Format::Dia || r.format == Format::Csr) << r.why;
+  EXPECT_EQ(r.convert_s, 0.0);
+  if (r.format == Format::Dia) {
+    const Dia<double, std::int32_t>* kept =
+        std::get<const Dia<double, std::int32_t>*>(plan.matrix());
+    EXPECT_EQ(kept, &D);
+  }
+  for (const Candidate& c : r.advice.candidates)
+    if (c.format == Format::Dia || c.format == Format::Csr) EXPECT_EQ(c.convert_s, 0.0);
+  std::vector<double> y(static_cast<std::size_t>(A.rows()));
+  plan.run(1.0, x, 0.0, y);
+  expect_near_all(y, csr_product(A, x), "plan over DIA");
+  Plan<double, std::int32_t> p2(MatrixRef<double, std::int32_t>{&D}, products(1),
+                                PlanOptions{.bandwidth_gbs = kHostGbs});
+  const auto v2 = random_vector<double>(static_cast<std::size_t>(A.nnz()), 9);
+  Csr<double, std::int32_t> A2 = A.clone();
+  std::copy(v2.begin(), v2.end(), A2.values().data());
+  p2.update_values(v2);
+  p2.run(1.0, x, 0.0, y);
+  expect_near_all(y, csr_product(A2, x), "plan over DIA, updated");
+}
+
+TEST(Plan, TuningMeasuresCandidatesAndRecordsItsCost) {
+  const auto A = gen<double, std::int32_t>("stencil2d:n=100,points=5");
+  PlanOptions po;
+  po.bandwidth_gbs = kHostGbs;
+  po.tune = true;
+  po.warm = true;
+  po.tune_within = 1e9;  // measure the 3 best whatever the model expects to gain
+  po.tune_budget = 1e9;
+  const Plan<double, std::int32_t> plan(A, products(1000), po);
+  const PlanReport& r = plan.report();
+  EXPECT_TRUE(r.tuned);
+  EXPECT_GT(r.tune_s, 0);
+  int measured = 0;
+  for (const Candidate& c : r.advice.candidates)
+    measured += c.measured ? 1 : 0;
+  EXPECT_GE(measured, 1);
+  EXPECT_LE(measured, 3);
+  EXPECT_TRUE(r.advice.chosen().measured);
+  // Below tune_min_products the plan does not tune, nor where measuring
+  // would cost more than the budget allows.
+  EXPECT_FALSE((Plan<double, std::int32_t>(A, products(10), po).report().tuned));
+  po.tune_budget = 0;
+  EXPECT_FALSE((Plan<double, std::int32_t>(A, products(1000), po).report().tuned));
+  const Advice a = advise(A, products(1000), host_options());
+  EXPECT_TRUE(tuning_candidates(a, 3, 1e9, 0).empty());
+  const auto some = tuning_candidates(a, 3, 1e9, 1e9);
+  ASSERT_EQ(some.size(), 3u);
+  EXPECT_EQ(some[0], a.pick);
+}
+
+TEST(Plan, DevicePlanEqualsSpmv) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  const auto A = gen<double, std::int32_t>("stencil2d:n=200,points=5");
+  const auto dA = A.to(Space::Device);
+  const auto x = random_vector<double>(static_cast<std::size_t>(A.cols()), 11);
+  const std::vector<double> want = csr_product(A, x);
+  for (std::int64_t n : {1, 100000}) {
+    Plan<double, std::int32_t> plan(dA, products(n), PlanOptions{.tune = n > 1, .warm = true});
+    Array<double> dx = Array<double>(x).to(Space::Device), dy(want.size(), Space::Device);
+    plan.run(1.0, dx, 0.0, dy);
+    expect_near_all(dy.to_vector(), want, "device plan");
+    const auto v2 = random_vector<double>(static_cast<std::size_t>(A.nnz()), 12);
+    Csr<double, std::int32_t> A2 = A.clone();
+    std::copy(v2.begin(), v2.end(), A2.values().data());
+    const Array<double> dv = Array<double>(v2).to(Space::Device);
+    plan.update_values(std::span<const double>(dv.data(), dv.size()));
+    plan.run(1.0, dx, 0.0, dy);
+    expect_near_all(dy.to_vector(), csr_product(A2, x), "device plan, updated");
+  }
+}
+
+}  // namespace
+}  // namespace spx::test
