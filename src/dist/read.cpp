@@ -105,6 +105,7 @@ DistMatrix<T, I> read_each_rank(MPI_Comm comm, const std::filesystem::path& file
                                 const DistOptions& options) {
   const auto [me, P] = detail::comm_info(comm);
   std::string error;
+  auto kind = detail::ErrorKind::InvalidInput;
   io::MmHeader h;
   Coo<T, std::int64_t> mine;
   try {
@@ -135,10 +136,13 @@ DistMatrix<T, I> read_each_rank(MPI_Comm comm, const std::filesystem::path& file
     share = {};
     mine = io::parse_coo<T, std::int64_t>(
         text, fmt::format("{} (rank {}'s share, from its first entry)", file.string(), me));
+  } catch (const Unsupported& e) {
+    error = e.what();
+    kind = detail::ErrorKind::Unsupported;
   } catch (const Error& e) {
     error = e.what();
   }
-  agree(comm, error);
+  agree(comm, error, kind);
 
   // Nonzeros per row over all ranks, then the partition (the same on every
   // rank), then every entry to its owner.

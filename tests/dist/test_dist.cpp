@@ -312,6 +312,18 @@ TEST(DistSpmv, ReadsMatrixMarketBothWays) {
     const auto D = read_matrix_market<double>(MPI_COMM_WORLD, file, mode);
     check_spmv(D, A, seed, mode == ReadMode::EachRank ? "each rank reads" : "rank 0 reads");
   }
+  // EachRank reads plain files: a compressed one is refused on every rank,
+  // naming the other mode.
+  EXPECT_THROW(
+      {
+        try {
+          read_matrix_market<double>(MPI_COMM_WORLD, file.string() + ".gz", ReadMode::EachRank);
+        } catch (const Unsupported& e) {
+          EXPECT_NE(std::string(e.what()).find("RootDistributes"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      Unsupported);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank() == 0) std::filesystem::remove(file);
 }
