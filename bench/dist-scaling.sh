@@ -11,6 +11,7 @@ set -euo pipefail
 build=${1:?build dir}
 out=${2:?output file}
 pmax=${3:-4}
+cores=$(nproc --all)  # before OMP_NUM_THREADS, which nproc obeys
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 tool="$build/spx-dist"
@@ -18,15 +19,17 @@ mtx=$(mktemp --suffix=.mtx)
 trap 'rm -f "$mtx"' EXIT
 {
   echo "# spx-dist scaling, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD)"
-  echo "# machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+  echo "# machine: $cores cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
   echo "# $(free -g | awk '/Mem:/ {print $2}') GB, load average before: $(cut -d' ' -f1-3 /proc/loadavg);"
-  echo "# shared with other engineers' builds; P > $(nproc) is oversubscribed."
+  echo "# shared with other engineers' builds; P > $cores is oversubscribed."
   echo "# $(mpirun --version | head -1), OMP_NUM_THREADS=1"
   echo
-  echo "## strong scaling: stencil3d n=48 27-point (110592 rows, 2.9M nonzeros)"
+  echo "## strong scaling: stencil3d n=48 27-point (110592 rows, 2.9M nonzeros), nnz vs METIS partition"
   for p in $(seq 1 "$pmax"); do
-    mpirun -np "$p" "$tool" bench --gen stencil3d:n=48,points=27 --reps 30
-    echo
+    for part in nnz metis; do
+      mpirun -np "$p" "$tool" bench --gen stencil3d:n=48,points=27 --partition "$part" --reps 30
+      echo
+    done
   done
   echo "## strong scaling: random n=100000 degree 10 (all-to-all halos), nnz vs METIS partition"
   for p in $(seq 1 "$pmax"); do
