@@ -145,14 +145,12 @@ DistMatrix<T, I> DistMatrix<T, I>::build(MPI_Comm comm, std::shared_ptr<const Pa
     if (rows.cols[k] < 0 || rows.cols[k] >= part.size())
       error =
           fmt::format("local rows: cols[{}] = {} is outside [0, {})", k, rows.cols[k], part.size());
-  if (error.empty() && options.exchange == Exchange::Nccl &&
-      (options.space != Space::Device || !detail::nccl_built()))
-    error = options.space != Space::Device
-                ? "Exchange::Nccl needs a device matrix (DistOptions::space = Device)"
-                : "Exchange::Nccl: this build of SpX has no NCCL";
-  agree(comm, error,
-        error.find("Nccl") != std::string::npos ? detail::ErrorKind::Unsupported
-                                                : detail::ErrorKind::InvalidInput);
+  agree(comm, error);
+  if (options.exchange == Exchange::Nccl && options.space != Space::Device)
+    error = "Exchange::Nccl needs a device matrix (DistOptions::space = Device)";
+  else if (options.exchange == Exchange::Nccl && !detail::nccl_built())
+    error = "Exchange::Nccl: this build of SpX has no NCCL";
+  agree(comm, error, detail::ErrorKind::Unsupported);
 
   // ---- split the entries into the local block and the ghosts ----------------
   std::vector<std::pair<int, GlobalIndex>> ghosts;  // (owner, global column)
@@ -256,7 +254,7 @@ template <Value T, Index I>
 DistMatrix<T, I> DistMatrix<T, I>::from_local_rows(MPI_Comm comm, GlobalIndex global_size,
                                                    const LocalRows<T>& rows,
                                                    const DistOptions& options) {
-  const auto [me, P] = detail::comm_info(comm);
+  const int P = detail::comm_info(comm).size;
   std::int64_t mine[2] = {global_size, static_cast<std::int64_t>(rows.row_ptr.size()) - 1};
   std::vector<std::int64_t> all(2 * static_cast<std::size_t>(P));
   check_mpi(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, comm), "MPI_Allgather");
@@ -276,7 +274,6 @@ DistMatrix<T, I> DistMatrix<T, I>::from_local_rows(MPI_Comm comm, GlobalIndex gl
                         global_size);
   // Every rank computed the same error from the same gathered data.
   if (!error.empty()) throw InvalidInput(error);
-  (void)me;
   return build(comm, std::make_shared<const Partition>(Partition::contiguous(std::move(offsets))),
                rows, options);
 }

@@ -22,6 +22,10 @@
 #include "spx/io/matrix_market.hpp"
 #include "spx/spx.hpp"
 
+#if SPX_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 namespace spx::dist {
 namespace {
 
@@ -536,6 +540,10 @@ TEST(DistErrors, BadInputIsNamedOnEveryRank) {
         },
         InvalidInput);
   }
+  // NCCL is for device matrices.
+  DistOptions nccl;
+  nccl.exchange = Exchange::Nccl;
+  EXPECT_THROW(DistMatrix<double>::from_global(MPI_COMM_WORLD, 0, A, nccl), Unsupported);
   // Vectors of the wrong local length.
   const auto D = DistMatrix<double>::from_global(MPI_COMM_WORLD, 0, A);
   std::vector<double> x(static_cast<std::size_t>(D.local_rows()) + 1, 1.0), y(x.size());
@@ -559,11 +567,18 @@ TEST(DistGpu, DeviceMatchesHost) {
     if (gpu_required()) FAIL() << "SPX_REQUIRE_GPU=1 but no usable GPU";
     GTEST_SKIP() << "no usable GPU";
   }
-  // One rank per GPU: rank r on device r mod (devices) is the caller's job;
-  // here every rank uses its current device.
+  // One rank per GPU where there are enough (NCCL refuses two ranks on one
+  // device); with fewer GPUs than ranks only the MPI exchange runs.
+  int devices = 0;
+#if SPX_HAVE_CUDA
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  ASSERT_EQ(cudaSetDevice(rank() % devices), cudaSuccess);
+#endif
+  std::vector<Exchange> exchanges{Exchange::Mpi};
+  if (devices >= ranks()) exchanges.push_back(Exchange::Auto);
   const std::uint64_t seed = shared_seed();
   const auto A = matrix<double, std::int32_t>(Kind::Random, seed);
-  for (Exchange ex : {Exchange::Mpi, Exchange::Auto}) {
+  for (Exchange ex : exchanges) {
     DistOptions o;
     o.space = Space::Device;
     o.exchange = ex;
@@ -577,11 +592,24 @@ TEST(DistGpu, DeviceMatchesHost) {
     const auto yd = dy.to_vector();
     for (std::size_t i = 0; i < x.size(); ++i)
       EXPECT_NEAR(yd[i], yh[i], 1e-12 * (std::abs(yh[i]) + 10)) << "row " << i;
+    // SpMM with two row-major columns.
+    const std::int64_t m = D.local_rows();
+    const auto X2 = random_values<double>(static_cast<std::size_t>(m * 2), seed + 10);
+    std::vector<double> Y2h(X2.size());
+    H.apply(1.0, DenseView<const double>{X2.data(), m, 2, 2, Layout::RowMajor, Space::Host}, 0.0,
+            DenseView<double>{Y2h.data(), m, 2, 2, Layout::RowMajor, Space::Host});
+    Array<double> dX2 = Array<double>(X2).to(Space::Device), dY2(X2.size(), Space::Device);
+    D.apply(1.0, DenseView<const double>{dX2.data(), m, 2, 2, Layout::RowMajor, Space::Device}, 0.0,
+            DenseView<double>{dY2.data(), m, 2, 2, Layout::RowMajor, Space::Device});
+    const auto Y2d = dY2.to_vector();
+    for (std::size_t i = 0; i < Y2h.size(); ++i)
+      EXPECT_NEAR(Y2d[i], Y2h[i], 1e-12 * (std::abs(Y2h[i]) + 10)) << "entry " << i;
   }
   // CG on the device (vectors in device memory).
   const auto S = spd(16, seed);
   DistOptions o;
   o.space = Space::Device;
+  o.exchange = exchanges.back();
   const auto D = DistMatrix<double>::from_global(MPI_COMM_WORLD, 0, S, o);
   DistVector<double> b(D), x(D);
   fill(b, 1.0);
