@@ -466,6 +466,48 @@ TEST(DistCg, ConvergesToTheSingleProcessSolution) {
   }
 }
 
+TEST(DistSpmv, ReadsASymmetricFileBothWays) {
+  // The lower triangle of a symmetric matrix; every rank's share mirrors its
+  // own entries. The reference is SpX's single-process reader.
+  const std::uint64_t seed = shared_seed();
+  const auto S = spd(12, seed);
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / fmt::format("spx_dist_sym_{}.mtx", seed);
+  if (rank() == 0) {
+    std::string text;
+    std::int64_t lower = 0;
+    const auto rp = S.row_ptr().host_span();
+    const auto ci = S.col_idx().host_span();
+    const auto va = S.values().host_span();
+    for (std::int64_t i = 0; i < S.rows(); ++i)
+      for (auto k = rp[static_cast<std::size_t>(i)]; k < rp[static_cast<std::size_t>(i) + 1]; ++k)
+        if (ci[static_cast<std::size_t>(k)] <= i) {
+          text += fmt::format("{} {} {:.17g}\n", i + 1, ci[static_cast<std::size_t>(k)] + 1,
+                              va[static_cast<std::size_t>(k)]);
+          ++lower;
+        }
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fprintf(
+        f, "%%%%MatrixMarket matrix coordinate real symmetric\n%% a comment\n%lld %lld %lld\n",
+        static_cast<long long>(S.rows()), static_cast<long long>(S.rows()),
+        static_cast<long long>(lower));
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto A = io::read_csr<double, std::int32_t>(file);
+  EXPECT_EQ(A.nnz(), S.nnz());
+  for (ReadMode mode : {ReadMode::EachRank, ReadMode::RootDistributes}) {
+    const auto D = read_matrix_market<double>(MPI_COMM_WORLD, file, mode);
+    check_spmv(
+        D, A, seed,
+        mode == ReadMode::EachRank ? "symmetric, each rank reads" : "symmetric, rank 0 reads");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank() == 0) std::filesystem::remove(file);
+}
+
 TEST(DistErrors, BadInputIsNamedOnEveryRank) {
   const auto A = matrix<double, std::int32_t>(Kind::Stencil, 1);
   const int P = ranks();
