@@ -13,7 +13,10 @@
 // the build has it (one rank per GPU), else through MPI with host staging.
 //
 // Construction and the product are collective: every rank of the
-// communicator calls them, with the same global arguments.
+// communicator calls them, with the same global arguments. The matrix keeps
+// the communicator it was given (not a duplicate): the halo messages use tag
+// 0x5b7 on it, so other point-to-point traffic on that communicator must not
+// be pending with that tag during a product.
 #pragma once
 
 #include <cstdint>
