@@ -1,0 +1,43 @@
+# Decides whether the distributed layer (spx_dist: MPI, optionally METIS and
+# NCCL) is built. SPX_MPI = AUTO (when MPI is found, the default), ON (MPI
+# required) or OFF. libspx itself never depends on MPI.
+set(SPX_HAVE_MPI OFF)
+set(SPX_HAVE_METIS OFF)
+set(SPX_HAVE_NCCL OFF)
+if(NOT SPX_MPI STREQUAL "OFF")
+  find_package(MPI COMPONENTS CXX QUIET)
+  if(MPI_CXX_FOUND)
+    set(SPX_HAVE_MPI ON)
+    message(STATUS "SpX: distributed layer ON (MPI ${MPI_CXX_VERSION}, ${MPIEXEC_EXECUTABLE})")
+  elseif(SPX_MPI STREQUAL "ON")
+    message(FATAL_ERROR "SPX_MPI=ON but MPI was not found (Debian: libopenmpi-dev)")
+  else()
+    message(STATUS "SpX: MPI not found, the distributed layer is not built")
+  endif()
+else()
+  message(STATUS "SpX: distributed layer OFF (SPX_MPI=OFF)")
+endif()
+
+if(SPX_HAVE_MPI)
+  # METIS (Debian: libmetis-dev) for graph partitions; optional.
+  find_path(SPX_METIS_INCLUDE_DIR metis.h)
+  find_library(SPX_METIS_LIBRARY metis)
+  if(SPX_METIS_INCLUDE_DIR AND SPX_METIS_LIBRARY)
+    set(SPX_HAVE_METIS ON)
+    message(STATUS "SpX: METIS found (${SPX_METIS_LIBRARY}): graph partitions available")
+  else()
+    message(STATUS "SpX: METIS not found: contiguous partitions only")
+  endif()
+  # NCCL for GPU-to-GPU halo exchange; optional, CUDA builds only (else the
+  # device path stages through host memory and MPI).
+  if(SPX_HAVE_CUDA)
+    find_path(SPX_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+    find_library(SPX_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+    if(SPX_NCCL_INCLUDE_DIR AND SPX_NCCL_LIBRARY)
+      set(SPX_HAVE_NCCL ON)
+      message(STATUS "SpX: NCCL found (${SPX_NCCL_LIBRARY}): device halos go GPU to GPU")
+    else()
+      message(STATUS "SpX: NCCL not found: device halos are staged through host memory and MPI")
+    endif()
+  endif()
+endif()

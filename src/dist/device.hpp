@@ -1,0 +1,65 @@
+// The device side of the distributed layer: halo packing and vector kernels
+// (src/dist/cuda/kernels.cu) and the NCCL exchange (src/dist/cuda/nccl.cpp).
+// Plain declarations without CUDA types, so that host files include them;
+// builds without CUDA get stubs that throw Unsupported (device_host.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <mpi.h>
+
+#include "spx/core/types.hpp"
+
+struct CUstream_st;
+
+namespace spx::dist::detail {
+
+/// buf[k*n + j] = X(idx[k], j) for k < count, j < n: X row-major
+/// (X(i, j) = x[i*ld + j]) or column-major (x[i + j*ld]). Enqueued on stream.
+template <Value T, Index I>
+void device_pack(const T* x, std::int64_t ld, bool row_major, std::int64_t n, const I* idx,
+                 std::int64_t count, T* buf, CUstream_st* stream);
+
+// Vectors of n entries in device memory; synchronous (dot returns the sum).
+template <Value T>
+void device_fill(T* x, std::int64_t n, T value);
+template <Value T>
+void device_axpy(std::int64_t n, T alpha, const T* x, T* y);
+template <Value T>
+void device_xpby(std::int64_t n, const T* x, T beta, T* y);
+template <Value T>
+double device_dot(std::int64_t n, const T* x, const T* y);
+
+/// Waits for everything enqueued on stream.
+void device_sync(CUstream_st* stream);
+/// Copies bytes between host and device (either direction), enqueued on
+/// stream, then waits for it.
+void device_copy_sync(void* dst, const void* src, std::size_t bytes, CUstream_st* stream);
+
+/// The halo plan, as DistMatrix holds it.
+struct HaloPlan {
+  const std::vector<int>* send_ranks;
+  const std::vector<std::int64_t>* send_offsets;
+  const std::vector<int>* recv_ranks;
+  const std::vector<std::int64_t>* recv_offsets;
+};
+
+/// A GPU-to-GPU exchange (NCCL): start() sends the packed values once the
+/// work enqueued so far on `stream` is done, on a stream of its own;
+/// finish() makes `stream` wait for the received values.
+struct DeviceExchange {
+  virtual ~DeviceExchange() = default;
+  virtual void start(const void* send, void* recv, const HaloPlan& plan, std::int64_t n, bool f64,
+                     CUstream_st* stream) = 0;
+  virtual void finish(CUstream_st* stream) = 0;
+};
+
+/// True when the build has NCCL.
+bool nccl_built() noexcept;
+/// An NCCL communicator over comm's ranks (collective; each rank on its
+/// current CUDA device). Unsupported without NCCL.
+std::unique_ptr<DeviceExchange> make_nccl_exchange(MPI_Comm comm);
+
+}  // namespace spx::dist::detail
