@@ -14,6 +14,10 @@
 #include <mpi.h>
 #include <CLI/CLI.hpp>
 
+#if SPX_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 #include "spx/dist/dist.hpp"
 #include "spx/generate.hpp"
 #include "spx/spx.hpp"
@@ -59,7 +63,32 @@ struct BenchOptions {
   int reps = 20;
   std::int64_t cols = 1;
   std::string local_format = "csr", nonlocal_format = "csr", partition = "nnz", precision = "f64";
+  bool device = false;            ///< blocks and vectors on the rank's GPU (rank % GPUs)
+  std::string exchange = "auto";  ///< auto, mpi or nccl
 };
+
+/// Waits for the device work of this rank (a no-op on the host).
+void finish(bool device) {
+#if SPX_HAVE_CUDA
+  if (device && cudaDeviceSynchronize() != cudaSuccess)
+    throw Error("spx-dist: cudaDeviceSynchronize failed");
+#else
+  (void)device;
+#endif
+}
+
+/// One GPU per rank: rank r takes device r % (number of GPUs).
+void pick_device(int rank) {
+#if SPX_HAVE_CUDA
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0 ||
+      cudaSetDevice(rank % devices) != cudaSuccess)
+    throw Unsupported("spx-dist bench --device: no usable GPU");
+#else
+  (void)rank;
+  throw Unsupported("spx-dist bench --device: this build has no CUDA backend");
+#endif
+}
 
 /// The generator spec scaled for weak scaling: about P times the rows.
 GenSpec weak_spec(GenSpec s, int P) {
@@ -88,6 +117,12 @@ void bench(const BenchOptions& o) {
   d.local_format = parse_format(o.local_format);
   d.nonlocal_format = parse_format(o.nonlocal_format);
   d.partition = o.partition == "metis" ? PartitionKind::Metis : PartitionKind::Nnz;
+  const Space space = o.device ? Space::Device : Space::Host;
+  if (o.device) pick_device(me);
+  d.space = space;
+  d.exchange = o.exchange == "mpi"    ? Exchange::Mpi
+               : o.exchange == "nccl" ? Exchange::Nccl
+                                      : Exchange::Auto;
   std::string what;
   Csr<T, std::int64_t> A;
   if (o.mtx.empty()) {
@@ -109,28 +144,35 @@ void bench(const BenchOptions& o) {
   A = {};
 
   const std::int64_t m = D.local_rows(), n = o.cols, g = D.ghosts();
-  std::vector<T> x(static_cast<std::size_t>(std::max<std::int64_t>(m * n, 1)), T(1)),
-      y(x.size(), T(0)), h(static_cast<std::size_t>(std::max<std::int64_t>(g * n, 1)), T(1));
-  const DenseView<const T> X{x.data(), m, n, n, Layout::RowMajor, Space::Host};
-  const DenseView<T> Y{y.data(), m, n, n, Layout::RowMajor, Space::Host};
-  const DenseView<const T> H{h.data(), g, n, n, Layout::RowMajor, Space::Host};
+  const auto filled = [&](std::int64_t count, T v) {
+    return Array<T>(std::vector<T>(static_cast<std::size_t>(std::max<std::int64_t>(count, 1)), v))
+        .to(space);
+  };
+  Array<T> x = filled(m * n, T(1)), y = filled(m * n, T(0)), h = filled(g * n, T(1));
+  const DenseView<const T> X{x.data(), m, n, n, Layout::RowMajor, space};
+  const DenseView<T> Y{y.data(), m, n, n, Layout::RowMajor, space};
+  const DenseView<const T> H{h.data(), g, n, n, Layout::RowMajor, space};
   const auto product = [&](const Matrix<T, std::int32_t>& M, const DenseView<const T>& B, T beta) {
     if (n == 1)
-      spmv(T(1), M, VectorView<const T>(B.data, B.rows, Space::Host), beta,
-           VectorView<T>(Y.data, Y.rows, Space::Host));
+      spmv(T(1), M, VectorView<const T>(B.data, B.rows, space), beta,
+           VectorView<T>(Y.data, Y.rows, space));
     else
       spmm(T(1), M, B, beta, Y);
+    finish(o.device);
   };
   for (int k = 0; k < 3; ++k)
     D.apply(T(1), X, T(0), Y);  // warm-up
   const double t_local = timed(o.reps, [&] { product(D.local_block(), X, T(0)); });
-  const double t_exchange = timed(o.reps, [&] { D.exchange(X); });
+  const double t_exchange = timed(o.reps, [&] {
+    D.exchange(X);
+    finish(o.device);
+  });
   const double t_nonlocal = timed(o.reps, [&] { product(D.nonlocal_block(), H, T(1)); });
   std::vector<double> parts[4];
   const double t_total = timed(o.reps, [&] {
     if (n == 1)
-      D.apply(T(1), VectorView<const T>(x.data(), m, Space::Host), T(0),
-              VectorView<T>(y.data(), m, Space::Host));
+      D.apply(T(1), VectorView<const T>(x.data(), m, space), T(0),
+              VectorView<T>(y.data(), m, space));
     else
       D.apply(T(1), X, T(0), Y);
     const ApplyTimes& a = D.last_times();
@@ -164,9 +206,10 @@ void bench(const BenchOptions& o) {
   if (me != 0) return;
   fmt::print(
       "# spx-dist bench: {} ({}), P = {}, {} column(s), local {} / nonlocal {}, {} "
-      "partition, halo volume {} values, {} reps (medians), build {:.3f} s\n",
+      "partition, halo volume {} values, {} reps (medians), build {:.3f} s, {}, exchange {}\n",
       what, o.precision, P, n, o.local_format, o.nonlocal_format, o.partition, volume, o.reps,
-      build_max);
+      build_max, o.device ? "device (one GPU per rank, rank % GPUs)" : "host",
+      D.exchange_kind() == Exchange::Nccl ? "nccl" : "mpi");
   fmt::print(
       "{:>4} {:>9} {:>10} {:>9} {:>7} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} "
       "{:>8}\n",
@@ -228,6 +271,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   b->add_option("--precision", o.precision, "f32 or f64")
       ->check(CLI::IsMember({"f32", "f64"}))
+      ->capture_default_str();
+  b->add_flag("--device", o.device,
+              "Blocks and vectors on the GPU, rank r on GPU r % GPUs (CUDA builds)");
+  b->add_option("--exchange", o.exchange,
+                "Halo exchange: auto (NCCL for device matrices when built with it), mpi or nccl")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
       ->capture_default_str();
   std::string file;
   int reps = 3;

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The distributed layer on the GPU machine (issues 19 and 21): the MPI tests
+# with one rank per GPU (NCCL between distinct GPUs when there are several),
+# then weak and strong scaling of spx-dist bench --device over P = 1, 2, 4, ...
+# up to the GPUs present. Writes dist-gpu-tests.log and dist-gpu-scaling.txt
+# into OUTDIR.
+#
+#   bash bench/dist-gpu.sh OUTDIR [PMAX]      (PMAX: default, the GPUs present)
+set -uo pipefail
+OUT="${1:?OUTDIR}"
+B="${SPX_BUILD_DIR:-/tmp/spx-dist-build}"
+gpus=$(nvidia-smi -L | wc -l)
+pmax=${2:-$gpus}
+export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive NCCL_NVLS_ENABLE=0
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON -DSPX_MPI=ON > "$B.configure.log" 2>&1 &&
+  cmake --build "$B" -j "$(nproc)" --target spx_dist_tests spx-dist > "$B.build.log" 2>&1 || {
+  grep -B2 -A10 -E 'error|Error' "$B.configure.log" "$B.build.log" | head -n 60
+  exit 1
+}
+nccl=$(grep -m1 -o 'NCCL found.*' "$B.configure.log" || echo "NCCL not found")
+echo "$nccl"
+{
+  echo "# dist tests, $gpus GPU(s), $(date -u +%Y-%m-%dT%H:%MZ), $nccl"
+  for np in 1 "$pmax"; do
+    echo "## mpirun -np $np (SPX_REQUIRE_GPU=1; one rank per GPU where np <= GPUs)"
+    SPX_REQUIRE_GPU=1 timeout 300 mpirun -np "$np" "$B/tests/dist/spx_dist_tests" 2>&1 | tail -n 15
+    echo "rc=${PIPESTATUS[0]}"
+  done
+} > "$OUT/dist-gpu-tests.log" 2>&1
+grep -E '^## |PASSED|FAILED|SKIPPED|rc=' "$OUT/dist-gpu-tests.log"
+ps=()
+for ((p = 1; p <= pmax; p *= 2)); do ps+=("$p"); done
+run() {  # run P ARGS...: one spx-dist bench, bounded
+  local p=$1
+  shift
+  timeout 240 mpirun -np "$p" "$B/spx-dist" bench --device "$@"
+  echo
+}
+{
+  echo "# spx-dist bench --device, $(date -u +%Y-%m-%dT%H:%MZ), commit ${SPX_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}"
+  echo "# $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1), $nccl, $(mpirun --version | head -n1)"
+  echo "## weak scaling: stencil3d 7-point, about 20M nonzeros per GPU"
+  for p in "${ps[@]}"; do run "$p" --gen stencil3d:n=142,points=7 --weak --reps 30; done
+  echo "## weak scaling: FEM blocks of 3 (27 per row), about 20M nonzeros per GPU"
+  for p in "${ps[@]}"; do run "$p" --gen fem:n=500,block=3 --weak --reps 30; done
+  echo "## strong scaling: stencil3d 7-point, 160M nonzeros"
+  for p in "${ps[@]}"; do run "$p" --gen stencil3d:n=284,points=7 --reps 30; done
+  echo "## strong scaling: R-MAT scale 23, edge factor 12 (about 100M nonzeros)"
+  for p in "${ps[@]}"; do run "$p" --gen rmat:scale=23,degree=12 --reps 20; done
+} > "$OUT/dist-gpu-scaling.txt" 2>&1
+grep -E '^#|^## |slowest|rror' "$OUT/dist-gpu-scaling.txt"
