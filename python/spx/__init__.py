@@ -40,9 +40,6 @@ __all__ = [
     "InternalError",
 ]
 
-_VALUE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
-
 
 def formats():
     """The names of SpX's storage formats."""
