@@ -352,3 +352,41 @@ def test_spx_exceptions_keep_the_message():
 def test_int32_overflowing_shape():
     with pytest.raises(ValueError, match="shape"):
         spx.csr(np.zeros(2, np.int32), np.zeros(0, np.int32), np.zeros(0), (1, 2**31))
+
+
+def test_batch_refusals():
+    with pytest.raises(ValueError, match="matrices: the batch is empty"):
+        spx.batch([])
+    mixed = [random_csr(5, 5, 0.5), random_csr(5, 5, 0.5, np.float32)]
+    with pytest.raises(TypeError, match=r"matrices\[1\]"):
+        spx.batch(mixed)
+    with pytest.raises(TypeError, match=r"matrices\[0\]"):
+        spx.batch([spx.matrix(random_csr(5, 5, 0.5)).to("ell")])
+    b = spx.batch([random_csr(4, 3, 0.5), random_csr(2, 6, 0.5)])
+    with pytest.raises(ValueError, match="x: 1 vectors for a batch of 2"):
+        b.spmv([np.ones(3)])
+    with pytest.raises(spx.DimensionMismatch):
+        b.spmv(np.ones(8))
+
+
+def test_plan_operand_checks_and_float32_operator():
+    A = random_csr(40, 40, 0.2, np.float32)
+    p = spx.plan(A, products=5)
+    with pytest.raises(TypeError, match="x: dtype float64 does not match the float32"):
+        p.run(np.ones(40))
+    with pytest.raises(TypeError, match="values: dtype float64"):
+        p.update_values(np.ones(A.nnz))
+    op = spx.aslinearoperator(A)
+    assert op.dtype == np.float32
+    expect_close(op.matvec(np.ones(40)), A, np.ones(40, np.float32))  # converted for SciPy
+    expect_close(op.matmat(np.ones((40, 2)))[:, 0], A, np.ones(40, np.float32))
+
+
+def test_cpp_timing_helper_and_repr():
+    A = random_csr(50, 50, 0.1)
+    M = spx.matrix(A)
+    y = np.full(50, np.nan)
+    assert M._m.time_spmv(np.ones(50), y, 3) > 0
+    expect_close(y, A, np.ones(50))
+    assert "csr" in repr(M) and "view" in repr(M)
+    assert M.to("ell").is_view is False
