@@ -16,6 +16,8 @@ caller's array type.
 
 from __future__ import annotations
 
+__version__ = "0.1.0"
+
 import numpy as np
 
 from . import _spx
