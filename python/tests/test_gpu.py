@@ -1,0 +1,68 @@
+"""The device path (CuPy, PyTorch on a GPU). Skipped without those modules,
+a GPU or a CUDA build of SpX, unless SPX_REQUIRE_GPU=1, which makes a missing
+piece a failure."""
+
+import os
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import spx
+
+REQUIRE = os.environ.get("SPX_REQUIRE_GPU") == "1"
+
+
+def need(module):
+    try:
+        mod = __import__(module)
+    except ImportError:
+        if REQUIRE:
+            pytest.fail(f"SPX_REQUIRE_GPU=1 but {module} is not installed")
+        pytest.skip(f"{module} not installed")
+    if not spx.cuda_available():
+        if REQUIRE:
+            pytest.fail("SPX_REQUIRE_GPU=1 but SpX has no usable GPU (cuda_available() is False)")
+        pytest.skip("no usable GPU in this SpX build")
+    return mod
+
+
+def host_ref():
+    A = sp.random_array((200, 150), density=0.05, format="csr", dtype=np.float64)
+    A.data = np.random.default_rng().uniform(0.5, 1.5, A.nnz)
+    x = np.random.default_rng().uniform(-1, 1, 150)
+    return A, x
+
+
+def test_cupy_csr_spmv_spmm():
+    cp = need("cupy")
+    import cupyx.scipy.sparse as csp
+
+    A, x = host_ref()
+    dA = csp.csr_matrix(A)
+    M = spx.matrix(dA)
+    assert M.device == "cuda" and M.is_view
+    y = spx.spmv(M, cp.asarray(x))
+    assert isinstance(y, cp.ndarray)
+    np.testing.assert_allclose(cp.asnumpy(y), A @ x, rtol=1e-12, atol=1e-12)
+    B = cp.asarray(np.ones((150, 4)))
+    C = spx.spmm(M, B)
+    np.testing.assert_allclose(cp.asnumpy(C), A @ np.ones((150, 4)), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="x: the array is on the CPU"):
+        spx.spmv(M, x)
+
+
+def test_torch_csr_spmv():
+    torch = need("torch")
+    if not torch.cuda.is_available():
+        if REQUIRE:
+            pytest.fail("SPX_REQUIRE_GPU=1 but torch sees no GPU")
+        pytest.skip("torch sees no GPU")
+    A, x = host_ref()
+    t = torch.sparse_csr_tensor(torch.from_numpy(A.indptr.astype(np.int64)),
+                                torch.from_numpy(A.indices.astype(np.int64)),
+                                torch.from_numpy(A.data), size=A.shape).cuda()
+    M = spx.matrix(t)
+    y = spx.spmv(M, torch.from_numpy(x).cuda())
+    assert isinstance(y, torch.Tensor) and y.is_cuda
+    np.testing.assert_allclose(y.cpu().numpy(), A @ x, rtol=1e-12, atol=1e-12)
