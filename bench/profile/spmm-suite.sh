@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# CSR SpMM over the default suite (every SpX CSR SpMM kernel and cuSPARSE's)
+# at n = 8, 32, 64, 128, f64 then f32, for the Auto rule (issue 16).
+# Usage: bench/profile/spmm-suite.sh OUTDIR [extra spx bench arguments]
+set -uo pipefail
+OUT="${1:?OUTDIR}"
+shift
+B="${SPX_BUILD_DIR:-/tmp/spx-prof-build}"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON > "$B.configure.log" 2>&1 &&
+  cmake --build "$B" -j "$(nproc)" --target spx_cli > "$B.build.log" 2>&1 || {
+  grep -B2 -A10 -E 'error' "$B.build.log" | head -n 60
+  exit 1
+}
+export SPX_REAL_MATRICES="$PWD/shared/matrices/real"
+for p in f64 f32; do
+  echo "+ spmm $p"
+  "$B/spx" bench --backend cuda --suite default --op spmm --formats csr --cols 8,32,64,128 \
+    --precision "$p" --reps 10 --warmup 2 --max-seconds 0.5 "$@" \
+    --json "$OUT/spmm-$p.json" > "$OUT/spmm-$p.txt" 2> "$OUT/spmm-$p.err"
+  echo "rc=$?"
+  tail -n 2 "$OUT/spmm-$p.err"
+done
