@@ -25,7 +25,7 @@ echo "$nccl"
   echo "# dist tests, $gpus GPU(s), $(date -u +%Y-%m-%dT%H:%MZ), $nccl"
   for np in 1 "$pmax"; do
     echo "## mpirun -np $np (SPX_REQUIRE_GPU=1; one rank per GPU where np <= GPUs)"
-    SPX_REQUIRE_GPU=1 timeout 300 mpirun -np "$np" "$B/tests/dist/spx_dist_tests" 2>&1 | tail -n 15
+    SPX_REQUIRE_GPU=1 timeout 120 mpirun -np "$np" "$B/tests/dist/spx_dist_tests" 2>&1 | tail -n 15
     echo "rc=${PIPESTATUS[0]}"
   done
 } > "$OUT/dist-gpu-tests.log" 2>&1
@@ -35,19 +35,19 @@ for ((p = 1; p <= pmax; p *= 2)); do ps+=("$p"); done
 run() {  # run P ARGS...: one spx-dist bench, bounded
   local p=$1
   shift
-  timeout 240 mpirun -np "$p" "$B/spx-dist" bench --device "$@"
+  timeout 75 mpirun -np "$p" "$B/spx-dist" bench --device "$@"
   echo
 }
 {
   echo "# spx-dist bench --device, $(date -u +%Y-%m-%dT%H:%MZ), commit ${SPX_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}"
   echo "# $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1), $nccl, $(mpirun --version | head -n1)"
   echo "## weak scaling: stencil3d 7-point, about 20M nonzeros per GPU"
-  for p in "${ps[@]}"; do run "$p" --gen stencil3d:n=142,points=7 --weak --reps 30; done
+  for p in "${ps[@]}"; do run "$p" --gen stencil3d:n=142,points=7 --weak --reps 15; done
   echo "## weak scaling: FEM blocks of 3 (27 per row), about 20M nonzeros per GPU"
-  for p in "${ps[@]}"; do run "$p" --gen fem:n=500,block=3 --weak --reps 30; done
+  for p in "${ps[@]}"; do run "$p" --gen fem:n=500,block=3 --weak --reps 15; done
   echo "## strong scaling: stencil3d 7-point, 160M nonzeros"
-  for p in "${ps[@]}"; do run "$p" --gen stencil3d:n=284,points=7 --reps 30; done
+  for p in "${ps[@]}"; do run "$p" --gen stencil3d:n=284,points=7 --reps 15; done
   echo "## strong scaling: R-MAT scale 23, edge factor 12 (about 100M nonzeros)"
-  for p in "${ps[@]}"; do run "$p" --gen rmat:scale=23,degree=12 --reps 20; done
+  for p in "${ps[@]}"; do run "$p" --gen rmat:scale=23,degree=12 --reps 10; done
 } > "$OUT/dist-gpu-scaling.txt" 2>&1
 grep -E '^#|^## |slowest|rror' "$OUT/dist-gpu-scaling.txt"
