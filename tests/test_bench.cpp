@@ -303,8 +303,9 @@ TEST(Bench, RunBenchEndToEndBothPrecisions) {
       EXPECT_LE(b["worst_oracle_over_pick"].get<double>(),
                 b["geomean_oracle_over_pick"].get<double>() + 1e-12);
       // Tuning pays for its measurements, so it may fall below the oracle, never above.
-      if (b["geomean_oracle_over_tuned"].is_number())
+      if (b["geomean_oracle_over_tuned"].is_number()) {
         EXPECT_LE(b["geomean_oracle_over_tuned"].get<double>(), 1.0 + 1e-12);
+      }
     }
     EXPECT_EQ(p["entries"].size(), 2u * std::size(bench::kAdvisorProducts));
   }

@@ -611,8 +611,12 @@ TEST_F(Cli, AdviseRanksTheCandidatesAndMarksThePick) {
   int picks = 0;
   for (const auto& c : doc["candidates"]) {
     picks += c["pick"].get<bool>() ? 1 : 0;
-    if (c["feasible"].get<bool>() && c["format"] != "csr") EXPECT_LE(c["bytes"].get<double>(), 1e5);
-    if (c["pick"].get<bool>()) EXPECT_TRUE(c["feasible"].get<bool>());
+    if (c["feasible"].get<bool>() && c["format"] != "csr") {
+      EXPECT_LE(c["bytes"].get<double>(), 1e5);
+    }
+    if (c["pick"].get<bool>()) {
+      EXPECT_TRUE(c["feasible"].get<bool>());
+    }
   }
   EXPECT_EQ(picks, 1);
 

@@ -38,6 +38,13 @@ AdvisorOptions host_options() {
   return o;
 }
 
+/// Plan options with the host model's bandwidth (the rest as by default).
+PlanOptions host_plan_options() {
+  PlanOptions o;
+  o.bandwidth_gbs = kHostGbs;
+  return o;
+}
+
 Workload products(std::int64_t n) {
   Workload w;
   w.products = n;
@@ -179,12 +186,15 @@ TEST(Advisor, MemoryLimitIsRespected) {
   w.memory_limit = free.chosen().bytes - 1;
   const Advice limited = advise(A, w, host_options());
   EXPECT_NE(limited.chosen().format, free.chosen().format);
-  for (const Candidate& c : limited.candidates)
-    if (c.feasible && c.format != Format::Csr) EXPECT_LE(c.bytes, w.memory_limit);
+  for (const Candidate& c : limited.candidates) {
+    if (c.feasible && c.format != Format::Csr) {
+      EXPECT_LE(c.bytes, w.memory_limit);
+    }
+  }
   // No memory at all: the matrix as it is.
   w.memory_limit = 0;
   EXPECT_EQ(advise(A, w, host_options()).chosen().format, Format::Csr);
-  const Plan<double, std::int32_t> plan(A, w, PlanOptions{.bandwidth_gbs = kHostGbs});
+  const Plan<double, std::int32_t> plan(A, w, host_plan_options());
   EXPECT_EQ(plan.report().format, Format::Csr);
 }
 
@@ -214,7 +224,7 @@ TEST(Advisor, BadArgumentsAreNamed) {
   po.algorithm = Algorithm::MergePath;  // no such DIA kernel
   EXPECT_CONTAINS(message_of<Unsupported>([&] { Plan<double, std::int32_t> p(A, Workload{}, po); }),
                   "plan: format dia with algorithm merge_path cannot be used");
-  const Plan<double, std::int32_t> plan(A, Workload{}, PlanOptions{.bandwidth_gbs = kHostGbs});
+  const Plan<double, std::int32_t> plan(A, Workload{}, host_plan_options());
   const std::vector<double> few(3);
   EXPECT_CONTAINS(message_of<DimensionMismatch>(
                       [&] { const_cast<Plan<double, std::int32_t>&>(plan).update_values(few); }),
@@ -275,7 +285,7 @@ TEST(Plan, AdvisedPlanEqualsSpmvAndReportsItsChoice) {
   const auto A = gen<double, std::int32_t>("stencil2d:n=200,points=5");
   const auto x = random_vector<double>(static_cast<std::size_t>(A.cols()), 7);
   for (std::int64_t n : {1, 100000}) {
-    const Plan<double, std::int32_t> plan(A, products(n), PlanOptions{.bandwidth_gbs = kHostGbs});
+    const Plan<double, std::int32_t> plan(A, products(n), host_plan_options());
     const PlanReport& r = plan.report();
     EXPECT_EQ(r.format, r.advice.chosen().format);
     EXPECT_NE(r.algorithm, Algorithm::Auto);
@@ -299,7 +309,7 @@ TEST(Plan, SpmmPlanEqualsSpmm) {
   Workload w = products(50);
   w.op = Op::Spmm;
   w.cols = 4;
-  const Plan<double, std::int32_t> plan(A, w, PlanOptions{.bandwidth_gbs = kHostGbs});
+  const Plan<double, std::int32_t> plan(A, w, host_plan_options());
   const auto B = random_vector<double>(static_cast<std::size_t>(A.cols() * 4), 3);
   std::vector<double> C(static_cast<std::size_t>(A.rows() * 4)), want(C.size());
   plan.run(1.0, DenseView<const double>{B.data(), A.cols(), 4, 4}, 0.0,
@@ -314,7 +324,7 @@ TEST(Plan, FromAnotherFormatNeedsNoConversionForOneProduct) {
   const auto D = to_dia(A);
   const auto x = random_vector<double>(static_cast<std::size_t>(A.cols()), 5);
   const Plan<double, std::int32_t> plan(MatrixRef<double, std::int32_t>{&D}, products(1),
-                                        PlanOptions{.bandwidth_gbs = kHostGbs});
+                                        host_plan_options());
   // One product: nothing is converted; the DIA matrix is used in place, or
   // the CSR the statistics needed.
   const PlanReport& r = plan.report();
@@ -325,13 +335,16 @@ TEST(Plan, FromAnotherFormatNeedsNoConversionForOneProduct) {
         std::get<const Dia<double, std::int32_t>*>(plan.matrix());
     EXPECT_EQ(kept, &D);
   }
-  for (const Candidate& c : r.advice.candidates)
-    if (c.format == Format::Dia || c.format == Format::Csr) EXPECT_EQ(c.convert_s, 0.0);
+  for (const Candidate& c : r.advice.candidates) {
+    if (c.format == Format::Dia || c.format == Format::Csr) {
+      EXPECT_EQ(c.convert_s, 0.0);
+    }
+  }
   std::vector<double> y(static_cast<std::size_t>(A.rows()));
   plan.run(1.0, x, 0.0, y);
   expect_near_all(y, csr_product(A, x), "plan over DIA");
   Plan<double, std::int32_t> p2(MatrixRef<double, std::int32_t>{&D}, products(1),
-                                PlanOptions{.bandwidth_gbs = kHostGbs});
+                                host_plan_options());
   const auto v2 = random_vector<double>(static_cast<std::size_t>(A.nnz()), 9);
   Csr<double, std::int32_t> A2 = A.clone();
   std::copy(v2.begin(), v2.end(), A2.values().data());
@@ -377,7 +390,12 @@ TEST(Plan, DevicePlanEqualsSpmv) {
   const auto x = random_vector<double>(static_cast<std::size_t>(A.cols()), 11);
   const std::vector<double> want = csr_product(A, x);
   for (std::int64_t n : {1, 100000}) {
-    Plan<double, std::int32_t> plan(dA, products(n), PlanOptions{.tune = n > 1, .warm = true});
+    Plan<double, std::int32_t> plan(dA, products(n), [&] {
+      PlanOptions o;
+      o.tune = n > 1;
+      o.warm = true;
+      return o;
+    }());
     Array<double> dx = Array<double>(x).to(Space::Device), dy(want.size(), Space::Device);
     plan.run(1.0, dx, 0.0, dy);
     expect_near_all(dy.to_vector(), want, "device plan");
