@@ -54,6 +54,29 @@ def _module_of(a):
     return type(a).__module__.split(".")[0]
 
 
+def _stream(a, stream, name="stream"):
+    """The cudaStream_t (an integer) a device product on `a` runs on: the
+    given `stream` (an integer, a CuPy stream or a PyTorch stream), else the
+    caller's current CuPy or PyTorch stream for arrays of those libraries, else
+    0 (the legacy default stream). Host arrays: 0."""
+    if stream is not None:
+        for attr in ("ptr", "cuda_stream"):
+            if hasattr(stream, attr):
+                return int(getattr(stream, attr))
+        if isinstance(stream, (int, np.integer)) and not isinstance(stream, bool) and stream >= 0:
+            return int(stream)
+        raise TypeError(f"{name}: expected a CuPy or PyTorch stream or a cudaStream_t as a "
+                        f"non-negative integer, got {type(stream).__name__}")
+    mod = _module_of(a)
+    if mod == "cupy":
+        import cupy
+        return int(cupy.cuda.get_current_stream().ptr)
+    if mod == "torch" and getattr(a, "is_cuda", False):
+        import torch
+        return int(torch.cuda.current_stream(a.device).cuda_stream)
+    return 0
+
+
 def _is_array(a):
     return (isinstance(a, np.ndarray) or hasattr(a, "__dlpack__")
             or hasattr(a, "__cuda_array_interface__"))
@@ -255,9 +278,11 @@ def _scalar(v, name):
         raise TypeError(f"{name}: expected a real number, got {type(v).__name__}") from None
 
 
-def spmv(A, x, y=None, alpha=1.0, beta=0.0, algorithm="auto"):
+def spmv(A, x, y=None, alpha=1.0, beta=0.0, algorithm="auto", stream=None):
     """y = alpha*A*x + beta*y (beta = 0: y is only written). Returns y: the
-    given one, or a new array of x's type. `algorithm` forces a kernel."""
+    given one, or a new array of x's type. `algorithm` forces a kernel. On the
+    GPU the product is enqueued on `stream` (default: the caller's current
+    CuPy/PyTorch stream) and the call returns without waiting, as CuPy's do."""
     A = matrix(A)
     x = _array(x, "x")
     _check_numpy(x, "x")
@@ -268,13 +293,14 @@ def spmv(A, x, y=None, alpha=1.0, beta=0.0, algorithm="auto"):
     else:
         y = _array(y, "y")
         _check_numpy(y, "y", writable=True)
-    A._last = A._m.spmv(_scalar(alpha, "alpha"), x, _scalar(beta, "beta"), y, algorithm)
+    A._last = A._m.spmv(_scalar(alpha, "alpha"), x, _scalar(beta, "beta"), y, algorithm,
+                        _stream(x, stream))
     return y
 
 
-def spmm(A, B, C=None, alpha=1.0, beta=0.0, algorithm="auto"):
+def spmm(A, B, C=None, alpha=1.0, beta=0.0, algorithm="auto", stream=None):
     """C = alpha*A*B + beta*C; B and C row- or column-major (any leading
-    dimension). A new C follows B's order."""
+    dimension). A new C follows B's order. GPU streams as in spmv."""
     A = matrix(A)
     B = _array(B, "B")
     _check_numpy(B, "B")
@@ -289,7 +315,8 @@ def spmm(A, B, C=None, alpha=1.0, beta=0.0, algorithm="auto"):
     else:
         C = _array(C, "C")
         _check_numpy(C, "C", writable=True)
-    A._last = A._m.spmm(_scalar(alpha, "alpha"), B, _scalar(beta, "beta"), C, algorithm)
+    A._last = A._m.spmm(_scalar(alpha, "alpha"), B, _scalar(beta, "beta"), C, algorithm,
+                        _stream(B, stream))
     return C
 
 
@@ -355,8 +382,9 @@ class Plan:
         self.algorithm = self.report["algorithm"]
         self.why = self.report["why"]
 
-    def run(self, x, y=None, alpha=1.0, beta=0.0):
-        """y = alpha*A*x + beta*y (x 1-D) or C = alpha*A*B + beta*C (x 2-D)."""
+    def run(self, x, y=None, alpha=1.0, beta=0.0, stream=None):
+        """y = alpha*A*x + beta*y (x 1-D) or C = alpha*A*B + beta*C (x 2-D).
+        GPU streams as in spmv."""
         x = _array(x, "x")
         _check_numpy(x, "x")
         rows = self.matrix.shape[0]
@@ -368,7 +396,7 @@ class Plan:
         else:
             y = _array(y, "y")
             _check_numpy(y, "y", writable=True)
-        self._p.run(_scalar(alpha, "alpha"), x, _scalar(beta, "beta"), y)
+        self._p.run(_scalar(alpha, "alpha"), x, _scalar(beta, "beta"), y, _stream(x, stream))
         return y
 
     __call__ = run

@@ -393,10 +393,17 @@ nb::tuple arrays(nb::handle self_h) {
   });
 }
 
+/// The caller's cudaStream_t, passed from Python as an integer (0: the
+/// legacy default stream; host products ignore it).
+CUstream_st* as_stream(std::uintptr_t stream) {
+  return reinterpret_cast<CUstream_st*>(stream);
+}
+
 nb::dict spmv(const PyMatrix& self, double alpha, const In& x, double beta, const Out& y,
-              const std::string& algorithm) {
+              const std::string& algorithm, std::uintptr_t stream) {
   spx::SpmvOptions opt;
   opt.algorithm = spx::parse_algorithm(algorithm);
+  if (self.space() == spx::Space::Device) opt.stream = as_stream(stream);
   return self.visit([&]<class P, class A>(P, const A& a) {
     using T = typename P::value;
     require_dtype<T>(x, "x");
@@ -416,9 +423,10 @@ nb::dict spmv(const PyMatrix& self, double alpha, const In& x, double beta, cons
 }
 
 nb::dict spmm(const PyMatrix& self, double alpha, const In& B, double beta, const Out& C,
-              const std::string& algorithm) {
+              const std::string& algorithm, std::uintptr_t stream) {
   spx::SpmmOptions opt;
   opt.algorithm = spx::parse_algorithm(algorithm);
+  if (self.space() == spx::Space::Device) opt.stream = as_stream(stream);
   return self.visit([&]<class P, class A>(P, const A& a) {
     using T = typename P::value;
     const auto b = dense<const T>(B, "B", a.space());
@@ -627,7 +635,9 @@ PyPlan make_plan(const PyMatrix& self, i64 products, const std::string& op, i64 
   return out;
 }
 
-nb::dict plan_run(const PyPlan& self, double alpha, const In& x, double beta, const Out& y) {
+nb::dict plan_run(const PyPlan& self, double alpha, const In& x, double beta, const Out& y,
+                  std::uintptr_t stream) {
+  CUstream_st* const s = self.space == spx::Space::Device ? as_stream(stream) : nullptr;
   return std::visit(
       [&](const auto& p) {
         using T = typename PairOf<std::decay_t<decltype(*p)>>::type::value;
@@ -641,12 +651,12 @@ nb::dict plan_run(const PyPlan& self, double alpha, const In& x, double beta, co
           spx::VectorView<const T> xv(static_cast<const T*>(vx.data), vx.size, vx.space);
           spx::VectorView<T> yv(static_cast<T*>(y.data()), vy.size, vy.space);
           nb::gil_scoped_release unlocked;
-          r = p->run(static_cast<T>(alpha), xv, static_cast<T>(beta), yv);
+          r = p->run(static_cast<T>(alpha), xv, static_cast<T>(beta), yv, s);
         } else {
           const auto b = dense<const T>(x, "B", self.space);
           const auto c = dense<T>(In(y), "C", self.space);
           nb::gil_scoped_release unlocked;
-          r = p->run(static_cast<T>(alpha), b, static_cast<T>(beta), c);
+          r = p->run(static_cast<T>(alpha), b, static_cast<T>(beta), c, s);
         }
         return run_info(r);
       },
@@ -786,8 +796,10 @@ NB_MODULE(_spx, m) {
       .def_prop_ro("is_view", &PyMatrix::is_view)
       .def("to", &convert_to, "format"_a, "options"_a)
       .def("arrays", [](nb::handle self) { return arrays(self); })
-      .def("spmv", &spmv, "alpha"_a, "x"_a.noconvert(), "beta"_a, "y"_a.noconvert(), "algorithm"_a)
-      .def("spmm", &spmm, "alpha"_a, "B"_a.noconvert(), "beta"_a, "C"_a.noconvert(), "algorithm"_a)
+      .def("spmv", &spmv, "alpha"_a, "x"_a.noconvert(), "beta"_a, "y"_a.noconvert(), "algorithm"_a,
+           "stream"_a = 0)
+      .def("spmm", &spmm, "alpha"_a, "B"_a.noconvert(), "beta"_a, "C"_a.noconvert(), "algorithm"_a,
+           "stream"_a = 0)
       .def("time_spmv", &time_spmv, "x"_a.noconvert(), "y"_a.noconvert(), "reps"_a);
 
   m.def("csr", &make_view<spx::Format::Csr>, "rows"_a, "cols"_a, "indptr"_a.noconvert(),
@@ -833,7 +845,8 @@ NB_MODULE(_spx, m) {
   m.def("advise", &advise, "A"_a, "products"_a, "op"_a, "cols"_a, "memory_limit"_a.none(),
         "bandwidth_gbs"_a);
   nb::class_<PyPlan>(m, "Plan")
-      .def("run", &plan_run, "alpha"_a, "x"_a.noconvert(), "beta"_a, "y"_a.noconvert())
+      .def("run", &plan_run, "alpha"_a, "x"_a.noconvert(), "beta"_a, "y"_a.noconvert(),
+           "stream"_a = 0)
       .def("update_values", &plan_update, "values"_a.noconvert())
       .def("report", &plan_report);
   m.def("plan", &make_plan, "A"_a, "products"_a, "op"_a, "cols"_a, "memory_limit"_a.none(),

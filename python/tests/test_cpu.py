@@ -390,3 +390,15 @@ def test_cpp_timing_helper_and_repr():
     expect_close(y, A, np.ones(50))
     assert "csr" in repr(M) and "view" in repr(M)
     assert M.to("ell").is_view is False
+
+
+def test_stream_argument_on_the_host():
+    """A host product ignores a valid stream and refuses a malformed one,
+    naming the argument."""
+    A = sp.random_array((30, 20), density=0.2, format="csr", dtype=np.float64)
+    x = np.ones(20)
+    np.testing.assert_allclose(spx.spmv(A, x, stream=0), A @ x)
+    with pytest.raises(TypeError, match="stream"):
+        spx.spmv(A, x, stream=-1)
+    with pytest.raises(TypeError, match="stream"):
+        spx.spmm(A, np.ones((20, 2)), stream=1.5)

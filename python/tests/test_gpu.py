@@ -66,3 +66,42 @@ def test_torch_csr_spmv():
     y = spx.spmv(M, torch.from_numpy(x).cuda())
     assert isinstance(y, torch.Tensor) and y.is_cuda
     np.testing.assert_allclose(y.cpu().numpy(), A @ x, rtol=1e-12, atol=1e-12)
+
+
+def test_cupy_products_run_on_the_current_stream():
+    """Work enqueued on a non-blocking CuPy stream (which does not wait for the
+    legacy default stream, nor it for it) is followed in order by spx's
+    product there: a product on another stream could read x before it is
+    written."""
+    cp = need("cupy")
+    import cupyx.scipy.sparse as csp
+
+    rng = np.random.default_rng()
+    n = 1 << 20
+    A = sp.random_array((n, n), density=4.0 / n, format="csr", dtype=np.float64)
+    A.data = rng.uniform(0.5, 1.5, A.nnz)
+    M = spx.matrix(csp.csr_matrix(A))
+    P = spx.plan(M, products=1)
+    s = cp.cuda.Stream(non_blocking=True)
+    for _ in range(3):
+        with s:
+            x = cp.zeros(n)
+            for _ in range(20):  # keep the stream busy before x is final
+                x = cp.sqrt(x * x + 1.0)
+            y = spx.spmv(M, x)
+            z = P.run(x)
+            w = spx.spmv(M, x, stream=s)
+        s.synchronize()
+        expected = A @ cp.asnumpy(x)
+        for got in (y, z, w):
+            np.testing.assert_allclose(cp.asnumpy(got), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_stream_argument_is_checked():
+    cp = need("cupy")
+    import cupyx.scipy.sparse as csp
+
+    A, x = host_ref()
+    M = spx.matrix(csp.csr_matrix(A))
+    with pytest.raises(TypeError, match="stream"):
+        spx.spmv(M, cp.asarray(x), stream="default")
