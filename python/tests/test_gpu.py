@@ -77,9 +77,10 @@ def test_cupy_products_run_on_the_current_stream():
     import cupyx.scipy.sparse as csp
 
     rng = np.random.default_rng()
-    n = 1 << 20
-    A = sp.random_array((n, n), density=4.0 / n, format="csr", dtype=np.float64)
-    A.data = rng.uniform(0.5, 1.5, A.nnz)
+    n, k = 1 << 20, 4  # k distinct random columns a row, built directly (no n*n mask)
+    cols = np.sort(rng.choice(n // k, size=(n, k)) + np.arange(k) * (n // k), axis=1)
+    A = sp.csr_array((rng.uniform(0.5, 1.5, n * k), cols.ravel().astype(np.int32),
+                      np.arange(0, n * k + 1, k, dtype=np.int32)), shape=(n, n))
     M = spx.matrix(csp.csr_matrix(A))
     P = spx.plan(M, products=1)
     s = cp.cuda.Stream(non_blocking=True)
