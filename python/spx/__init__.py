@@ -77,6 +77,44 @@ def _stream(a, stream, name="stream"):
     return 0
 
 
+def _gpu_of(a):
+    """The GPU index of a CUDA array (DLPack's device), None for host arrays."""
+    dev = getattr(a, "__dlpack_device__", None)
+    if dev is None:
+        return None
+    kind, index = dev()
+    return int(index) if int(kind) in (2, 3) else None  # kDLCUDA, kDLCUDAHost
+
+
+def _current_gpu(a):
+    """The caller's current CUDA device for arrays of CuPy or PyTorch, else None."""
+    mod = _module_of(a)
+    if mod == "cupy":
+        import cupy
+        return int(cupy.cuda.runtime.getDevice())
+    if mod == "torch":
+        import torch
+        return int(torch.cuda.current_device())
+    return None
+
+
+def _check_gpu(A, operands):
+    """Operands on the matrix's GPU, and that GPU current (SpX runs its kernels
+    on the current device): a ValueError naming the argument otherwise."""
+    gpu = getattr(A, "_gpu", None)
+    if gpu is None:
+        return
+    for a, name in operands:
+        g = _gpu_of(a)
+        if g is not None and g != gpu:
+            raise ValueError(f"{name}: the array is on GPU {g}, the matrix on GPU {gpu}")
+        cur = _current_gpu(a) if g is not None else None
+        if cur is not None and cur != gpu:
+            raise ValueError(f"{name}: the matrix is on GPU {gpu} but the current device is GPU "
+                             f"{cur}; call under `with cupy.cuda.Device({gpu}):` or "
+                             f"`with torch.cuda.device({gpu}):`")
+
+
 def _is_array(a):
     return (isinstance(a, np.ndarray) or hasattr(a, "__dlpack__")
             or hasattr(a, "__cuda_array_interface__"))
@@ -137,9 +175,10 @@ class Matrix:
 
     __array_priority__ = 100  # `x @ A` is not defined; `A @ x` is ours
 
-    def __init__(self, handle, owner=None):
+    def __init__(self, handle, owner=None, gpu=None):
         self._m = handle
         self._owner = owner
+        self._gpu = gpu  # the GPU index of a device matrix (None: host or unknown)
 
     shape = property(lambda s: tuple(s._m.shape))
     nnz = property(lambda s: s._m.nnz)
@@ -167,7 +206,7 @@ class Matrix:
         max_expansion (padded formats)."""
         if not isinstance(format, str):
             raise TypeError(f"format: expected a name such as 'sell', got {type(format).__name__}")
-        return Matrix(self._m.to(format, options))
+        return Matrix(self._m.to(format, options), gpu=self._gpu)
 
     def arrays(self):
         """The (indptr, indices, data) of a CSR/CSC, (row, col, data) of a COO,
@@ -210,8 +249,11 @@ def _from_arrays(kind, a0, a1, data, shape, check, n0, n1):
     arrs = (_array(a0, n0), _array(a1, n1), _array(data, "data"))
     for a, n in zip(arrs, (n0, n1, "data")):
         _check_numpy(a, n)
+    gpus = {g for g in map(_gpu_of, arrs) if g is not None}
+    if len(gpus) > 1:
+        raise ValueError(f"{n0}, {n1} and data: on different GPUs {sorted(gpus)}")
     h = getattr(_spx, kind)(rows, cols, *arrs, bool(check), n0, n1)
-    return Matrix(h, owner=arrs)
+    return Matrix(h, owner=arrs, gpu=gpus.pop() if gpus else None)
 
 
 def csr(indptr, indices, data, shape, check=True):
@@ -282,7 +324,10 @@ def spmv(A, x, y=None, alpha=1.0, beta=0.0, algorithm="auto", stream=None):
     """y = alpha*A*x + beta*y (beta = 0: y is only written). Returns y: the
     given one, or a new array of x's type. `algorithm` forces a kernel. On the
     GPU the product is enqueued on `stream` (default: the caller's current
-    CuPy/PyTorch stream) and the call returns without waiting, as CuPy's do."""
+    CuPy/PyTorch stream) and the call returns without waiting, as CuPy's do.
+    With an explicit `stream` other than the current one, a y allocated here
+    comes from the current stream's pool: keep the operands alive and order
+    the streams (events, synchronize) as for any work on two streams."""
     A = matrix(A)
     x = _array(x, "x")
     _check_numpy(x, "x")
@@ -293,6 +338,7 @@ def spmv(A, x, y=None, alpha=1.0, beta=0.0, algorithm="auto", stream=None):
     else:
         y = _array(y, "y")
         _check_numpy(y, "y", writable=True)
+    _check_gpu(A, ((x, "x"), (y, "y")))
     A._last = A._m.spmv(_scalar(alpha, "alpha"), x, _scalar(beta, "beta"), y, algorithm,
                         _stream(x, stream))
     return y
@@ -315,6 +361,7 @@ def spmm(A, B, C=None, alpha=1.0, beta=0.0, algorithm="auto", stream=None):
     else:
         C = _array(C, "C")
         _check_numpy(C, "C", writable=True)
+    _check_gpu(A, ((B, "B"), (C, "C")))
     A._last = A._m.spmm(_scalar(alpha, "alpha"), B, _scalar(beta, "beta"), C, algorithm,
                         _stream(B, stream))
     return C
@@ -396,6 +443,7 @@ class Plan:
         else:
             y = _array(y, "y")
             _check_numpy(y, "y", writable=True)
+        _check_gpu(self.matrix, ((x, "x"), (y, "y")))
         self._p.run(_scalar(alpha, "alpha"), x, _scalar(beta, "beta"), y, _stream(x, stream))
         return y
 

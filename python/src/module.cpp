@@ -448,6 +448,8 @@ double time_spmv(const PyMatrix& self, const In& x, const Out& y, int reps) {
     require_dtype<T>(x, "x");
     require_dtype<T>(In(y), "y");
     const Vec vx = vec(x, "x"), vy = vec(In(y), "y");
+    require_space(vx.space, a.space(), "x");
+    require_space(vy.space, a.space(), "y");
     spx::VectorView<const T> xv(static_cast<const T*>(vx.data), vx.size, vx.space);
     spx::VectorView<T> yv(static_cast<T*>(y.data()), vy.size, vy.space);
     nb::gil_scoped_release unlocked;

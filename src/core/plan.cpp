@@ -277,7 +277,7 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
                         "{}/{}: least measured total for {} products after tuning {} "
                         "candidates in {:.3g} s",
                         to_string(c.format), to_string(c.algorithm), work.products,
-                        options.tune_candidates, r.tune_s)
+                        to_measure.size(), r.tune_s)
                   : (pick == order.front()
                          ? r.advice.why
                          : fmt::format("{}/{}: the best usable candidate ({})", to_string(c.format),

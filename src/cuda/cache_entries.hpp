@@ -43,7 +43,7 @@ struct CsrRowStats {
 /// Binned CSR SpMV (csr_binned.cu): rows of at most `short_max` entries take
 /// `lanes` lanes each in place; the longer rows are listed, those of at most
 /// one warp chunk for a warp each, the longer ones split into warp chunks
-/// whose partial sums the last chunk to finish adds up in chunk order. Key:
+/// whose partial sums the last chunk to finish adds up in a fixed order. Key:
 /// the lanes per short row (short_max follows from it).
 template <Index I>
 struct BinnedPlan {

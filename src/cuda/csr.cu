@@ -550,6 +550,9 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
     s.nnz = A.nnz();
     if (s.rows == 0) return s;
     s.mean = static_cast<double>(s.nnz) / static_cast<double>(s.rows);
+    // Every stream's earlier work first (the matrix may have been written on
+    // a non-blocking stream); once per matrix.
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize(before the row statistics)");
     Array<unsigned long long> out(kStatCounters, Space::Device);
     check(cudaMemset(out.data(), 0, out.bytes()), "cudaMemset(row stats)");
     const unsigned grid =

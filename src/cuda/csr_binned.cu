@@ -4,8 +4,9 @@
 //   split blocks   rows longer than one warp chunk (kChunk entries), cut into
 //                  chunks of kChunk, a warp each; the partial sums of a row go
 //                  to per-call scratch, and the warp that finishes the row's
-//                  last chunk (a ticket counter per row) adds them up in chunk
-//                  order: deterministic, no atomics on y.
+//                  last chunk (a ticket counter per row) adds them up in an
+//                  order fixed by the chunk count (lane-strided sums, then a
+//                  shuffle tree): deterministic, no atomics on y.
 //   warp blocks    rows of (short_max, kChunk] entries, a warp each, listed.
 //   short blocks   every other row (at most short_max = 8V - 1 entries, empty
 //                  rows included) in place, V lanes per row as in the
@@ -122,6 +123,10 @@ const BinnedPlan<I>& binned_plan(const Csr<T, I>& A, int lanes) {
   return A.structure_cache().template get<BinnedPlan<I>>(lanes, [&] {
     // Built on the legacy default stream (as the conversions' passes), which
     // the synchronous copies wait for; finished before any stream uses it.
+    // First every stream's earlier work, so that a matrix written on a
+    // non-blocking stream is complete before its rows are read (once per
+    // matrix).
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize(before the binned plan)");
     const std::int64_t rows = A.rows();
     const I* row_ptr = A.row_ptr().data();
     BinnedPlan<I> plan;
@@ -202,10 +207,11 @@ __global__ void __launch_bounds__(kBlock)
       p.partial[c] = sum;
       __threadfence();  // the partial is visible before the ticket is taken
       ticket = atomicAdd(p.tickets + j, 1u);
+      __threadfence();  // the other chunks' partials are read after the ticket
     }
+    __syncwarp();  // orders lane 0's accesses before the other lanes' reads
     ticket = __shfl_sync(kFullMask, ticket, 0);
     if (ticket + 1 != count) return;  // warp-uniform: not the row's last chunk
-    __threadfence();
     T total = 0;
     for (std::int64_t k = lane; k < count; k += kWarpSize)
       total += __ldcg(p.partial + first + k);

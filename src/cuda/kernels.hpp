@@ -43,7 +43,7 @@ void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
 /// Binned (csr_binned.cu): short rows in place with V lanes each (V from the
 /// short rows' mean length); rows of up to 512 entries a warp each, and
 /// longer rows split into 512-entry warp chunks whose partial sums the row's
-/// last chunk adds in chunk order, both from lists cached with the matrix.
+/// last chunk adds in a fixed order, both from lists cached with the matrix.
 /// One launch; deterministic.
 template <Value T, Index I>
 void spmv_csr_binned(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
