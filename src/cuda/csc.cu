@@ -36,10 +36,6 @@
 namespace spx::cuda {
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
-
 int bits_for(std::int64_t n) {  // bits needed to write the values [0, n)
   int b = 0;
   while (b < 63 && (std::int64_t{1} << b) < n)

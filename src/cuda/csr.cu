@@ -32,10 +32,6 @@ constexpr int kMergeItemsLocal = 11;        ///< the same, for rows with local c
 constexpr std::int64_t kNoRow = INT64_MAX;  ///< key of lanes without a nonzero
 constexpr int kUnroll = 4;                  ///< entries per lane per batch in the V-lane kernels
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
-
 // ---- scalar / vector / adaptive ---------------------------------------------
 
 /// V consecutive lanes per row (V a power of two, 1..32), U entries per lane

@@ -43,10 +43,6 @@ constexpr int kUnroll = 4;  ///< entries per lane per batch
 /// Entries per warp chunk: four batches of kUnroll entries per lane.
 constexpr std::int64_t kChunk = std::int64_t{kWarpSize} * kUnroll * 4;
 
-__host__ __device__ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
-
 // ---- the plan -----------------------------------------------------------------
 
 /// is_warp[r] = 1 for rows of (short_max, kChunk] entries, is_split[r] = 1 for

@@ -15,6 +15,11 @@ namespace spx::cuda {
 inline constexpr unsigned kFullMask = 0xffffffffu;
 inline constexpr int kWarpSize = 32;
 
+/// a / b rounded up (a ≥ 0, b > 0), on the host and the device.
+__host__ __device__ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
 /// y[r] = alpha*sum + beta*y[r]; y[r] is not read when beta == 0 (BLAS).
 template <class T>
 __device__ __forceinline__ void store_axpby(T* y, std::int64_t r, T alpha, T sum, T beta) {

@@ -54,10 +54,6 @@ __device__ __forceinline__ void store_c(const Strided<T>& C, std::int64_t i, std
   *c = beta == T{0} ? alpha * acc : alpha * acc + beta * *c;
 }
 
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
-
 /// How a lane holds its columns of a tile when n > 16: NV vectors of VEC
 /// consecutive columns, vector v of lane l starting at column
 /// tile + v·32·VEC + l·VEC, so a warp reads 32·VEC consecutive values of a

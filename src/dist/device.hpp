@@ -32,6 +32,19 @@ void device_xpby(std::int64_t n, const T* x, T beta, T* y);
 template <Value T>
 double device_dot(std::int64_t n, const T* x, const T* y);
 
+/// The instantiations of the functions above, for the file that defines them
+/// (cuda/kernels.cu with CUDA, device_host.cpp without):
+/// SPX_FOR_EACH_TYPE_PAIR(SPX_DIST_INSTANTIATE_PACK) and
+/// SPX_DIST_INSTANTIATE_VECTOR for float and double.
+#define SPX_DIST_INSTANTIATE_PACK(T, I)                                                         \
+  template void device_pack(const T*, std::int64_t, bool, std::int64_t, const I*, std::int64_t, \
+                            T*, CUstream_st*);
+#define SPX_DIST_INSTANTIATE_VECTOR(T)                      \
+  template void device_fill(T*, std::int64_t, T);           \
+  template void device_axpy(std::int64_t, T, const T*, T*); \
+  template void device_xpby(std::int64_t, const T*, T, T*); \
+  template double device_dot(std::int64_t, const T*, const T*);
+
 /// Waits for everything enqueued on stream.
 void device_sync(CUstream_st* stream);
 /// Copies bytes between host and device (either direction), enqueued on

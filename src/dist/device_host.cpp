@@ -48,19 +48,9 @@ std::unique_ptr<DeviceExchange> make_nccl_exchange(MPI_Comm) {
   throw Unsupported("NCCL exchange: this build of SpX has no CUDA backend");
 }
 
-#define SPX_INST(T, I)                                                                          \
-  template void device_pack(const T*, std::int64_t, bool, std::int64_t, const I*, std::int64_t, \
-                            T*, CUstream_st*);
-SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
-#undef SPX_INST
-#define SPX_INST(T)                                         \
-  template void device_fill(T*, std::int64_t, T);           \
-  template void device_axpy(std::int64_t, T, const T*, T*); \
-  template void device_xpby(std::int64_t, const T*, T, T*); \
-  template double device_dot(std::int64_t, const T*, const T*);
-SPX_INST(float)
-SPX_INST(double)
-#undef SPX_INST
+SPX_FOR_EACH_TYPE_PAIR(SPX_DIST_INSTANTIATE_PACK)
+SPX_DIST_INSTANTIATE_VECTOR(float)
+SPX_DIST_INSTANTIATE_VECTOR(double)
 
 }  // namespace spx::dist::detail
 #endif

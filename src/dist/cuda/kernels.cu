@@ -141,18 +141,8 @@ void device_copy_sync(void* dst, const void* src, std::size_t bytes, CUstream_st
   cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 }
 
-#define SPX_INST(T, I)                                                                          \
-  template void device_pack(const T*, std::int64_t, bool, std::int64_t, const I*, std::int64_t, \
-                            T*, CUstream_st*);
-SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
-#undef SPX_INST
-#define SPX_INST(T)                                         \
-  template void device_fill(T*, std::int64_t, T);           \
-  template void device_axpy(std::int64_t, T, const T*, T*); \
-  template void device_xpby(std::int64_t, const T*, T, T*); \
-  template double device_dot(std::int64_t, const T*, const T*);
-SPX_INST(float)
-SPX_INST(double)
-#undef SPX_INST
+SPX_FOR_EACH_TYPE_PAIR(SPX_DIST_INSTANTIATE_PACK)
+SPX_DIST_INSTANTIATE_VECTOR(float)
+SPX_DIST_INSTANTIATE_VECTOR(double)
 
 }  // namespace spx::dist::detail
