@@ -22,6 +22,13 @@ template <Value T, Index I>
 void device_pack(const T* x, std::int64_t ld, bool row_major, std::int64_t n, const I* idx,
                  std::int64_t count, T* buf, CUstream_st* stream);
 
+/// Y(rows[k], j) += buf[k*n + j] for k < count, j < n: Y row-major
+/// (Y(i, j) = y[i*ld + j]) or column-major (y[i + j*ld]); rows distinct.
+/// Enqueued on stream.
+template <Value T, Index I>
+void device_scatter_add(const T* buf, std::int64_t n, const I* rows, std::int64_t count, T* y,
+                        std::int64_t ld, bool row_major, CUstream_st* stream);
+
 // Vectors of n entries in device memory; synchronous (dot returns the sum).
 template <Value T>
 void device_fill(T* x, std::int64_t n, T value);
@@ -38,7 +45,9 @@ double device_dot(std::int64_t n, const T* x, const T* y);
 /// SPX_DIST_INSTANTIATE_VECTOR for float and double.
 #define SPX_DIST_INSTANTIATE_PACK(T, I)                                                         \
   template void device_pack(const T*, std::int64_t, bool, std::int64_t, const I*, std::int64_t, \
-                            T*, CUstream_st*);
+                            T*, CUstream_st*);                                                  \
+  template void device_scatter_add(const T*, std::int64_t, const I*, std::int64_t, T*,          \
+                                   std::int64_t, bool, CUstream_st*);
 #define SPX_DIST_INSTANTIATE_VECTOR(T)                      \
   template void device_fill(T*, std::int64_t, T);           \
   template void device_axpy(std::int64_t, T, const T*, T*); \

@@ -19,6 +19,11 @@ void device_pack(const T*, std::int64_t, bool, std::int64_t, const I*, std::int6
                  CUstream_st*) {
   no_cuda();
 }
+template <Value T, Index I>
+void device_scatter_add(const T*, std::int64_t, const I*, std::int64_t, T*, std::int64_t, bool,
+                        CUstream_st*) {
+  no_cuda();
+}
 template <Value T>
 void device_fill(T*, std::int64_t, T) {
   no_cuda();

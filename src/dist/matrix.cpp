@@ -197,8 +197,31 @@ DistMatrix<T, I> DistMatrix<T, I>::build(MPI_Comm comm, std::shared_ptr<const Pa
     }
   A.local_ = place(assemble<T, I>(n_local, n_local, own), options.local_format, options.convert,
                    options.space);
-  A.nonlocal_ = place(assemble<T, I>(n_local, static_cast<std::int64_t>(ghosts.size()), other),
-                      options.nonlocal_format, options.convert, options.space);
+  // The nonlocal block keeps only the rows that touch a ghost, unless most
+  // rows do: its product then writes a short vector that one scatter adds
+  // into y, instead of reading and writing all of y (measured on 2 H100s:
+  // the full-height block cost 0.1 ms of a 0.5 ms product on the 160M-entry
+  // stencil, for 80k ghost rows of 11M).
+  std::vector<char> touches(static_cast<std::size_t>(n_local), 0);
+  for (const auto& e : other)
+    touches[static_cast<std::size_t>(std::get<0>(e))] = 1;
+  std::vector<std::int64_t> compact(static_cast<std::size_t>(n_local), -1);
+  std::int64_t touching = 0;
+  for (std::int64_t i = 0; i < n_local; ++i)
+    if (touches[static_cast<std::size_t>(i)]) compact[static_cast<std::size_t>(i)] = touching++;
+  std::int64_t nonlocal_height = n_local;
+  if (touching <= n_local / 2) {
+    nonlocal_height = touching;
+    A.nonlocal_rows_.reserve(static_cast<std::size_t>(touching));
+    for (std::int64_t i = 0; i < n_local; ++i)
+      if (touches[static_cast<std::size_t>(i)]) A.nonlocal_rows_.push_back(static_cast<I>(i));
+    for (auto& e : other)
+      std::get<0>(e) = compact[static_cast<std::size_t>(std::get<0>(e))];
+    A.nonlocal_rows_space_ = Array<I>(std::vector<I>(A.nonlocal_rows_)).to(options.space);
+  }
+  A.nonlocal_ =
+      place(assemble<T, I>(nonlocal_height, static_cast<std::int64_t>(ghosts.size()), other),
+            options.nonlocal_format, options.convert, options.space);
 
   // ---- the halo plan: tell each owner which of its values this rank needs ---
   std::vector<std::int64_t> need(static_cast<std::size_t>(P), 0), give(static_cast<std::size_t>(P));
@@ -479,6 +502,53 @@ void DistMatrix<T, I>::exchange(DenseView<const T> X) const {
 }
 
 template <Value T, Index I>
+void DistMatrix<T, I>::add_nonlocal(T alpha, DenseView<const T> H, DenseView<T> Y) const {
+  if (H.rows != ghosts() || Y.rows != local_rows_ || H.cols != Y.cols ||
+      H.space != options_.space || Y.space != options_.space)
+    throw DimensionMismatch(fmt::format(
+        "DistMatrix::add_nonlocal: H is {}x{} in {} memory and Y {}x{} in {}; the rank has {} "
+        "ghosts and {} rows in {} memory",
+        H.rows, H.cols, to_string(H.space), Y.rows, Y.cols, to_string(Y.space), ghosts(),
+        local_rows_, to_string(options_.space)));
+  const std::int64_t n = H.cols;
+  const bool vector = n == 1;
+  if (nonlocal_rows_.empty() && !vector) {
+    spmm(alpha, nonlocal_, H, T{1}, Y);
+    return;
+  }
+  if (nonlocal_rows_.empty()) {
+    spmv(alpha, nonlocal_, VectorView<const T>(H.data, H.rows, H.space), T{1},
+         VectorView<T>(Y.data, Y.rows, Y.space));
+    return;
+  }
+  // Compact block: its rows into a scratch block, then added to theirs in Y.
+  const auto m = static_cast<std::int64_t>(nonlocal_rows_.size());
+  if (nonlocal_out_.size() < static_cast<std::size_t>(m * n))
+    nonlocal_out_ = Array<T>(static_cast<std::size_t>(m * n), options_.space);
+  T* out = nonlocal_out_.data();
+  if (vector)
+    spmv(alpha, nonlocal_, VectorView<const T>(H.data, H.rows, H.space), T{0},
+         VectorView<T>(out, m, options_.space));
+  else
+    spmm(alpha, nonlocal_, H, T{0}, DenseView<T>{out, m, n, n, Layout::RowMajor, options_.space});
+  const bool row_major = Y.layout == Layout::RowMajor;
+  if (options_.space == Space::Device) {
+    detail::device_scatter_add<T, I>(out, n, nonlocal_rows_space_.data(), m, Y.data, Y.ld,
+                                     row_major, nullptr);
+    return;
+  }
+  const I* rows = nonlocal_rows_.data();
+  T* y = Y.data;
+  const std::int64_t ld = Y.ld;
+#pragma omp parallel for schedule(static) if (m * n > 20000)
+  for (std::int64_t k = 0; k < m; ++k) {
+    const auto i = static_cast<std::int64_t>(rows[k]);
+    for (std::int64_t j = 0; j < n; ++j)
+      (row_major ? y[i * ld + j] : y[i + j * ld]) += out[k * n + j];
+  }
+}
+
+template <Value T, Index I>
 void DistMatrix<T, I>::apply(T alpha, VectorView<const T> x, T beta, VectorView<T> y) const {
   if (x.size != local_rows_ || y.size != local_rows_)
     throw DimensionMismatch(
@@ -498,8 +568,10 @@ void DistMatrix<T, I>::apply(T alpha, VectorView<const T> x, T beta, VectorView<
   finish_exchange(1);
   const double t3 = now();
   if (ghosts() > 0)
-    spmv(alpha, nonlocal_, VectorView<const T>(recv_buf_.data(), ghosts(), options_.space), T{1},
-         y);
+    add_nonlocal(
+        alpha,
+        DenseView<const T>{recv_buf_.data(), ghosts(), 1, 1, Layout::RowMajor, options_.space},
+        DenseView<T>{y.data, y.size, 1, 1, Layout::RowMajor, y.space});
   if (options_.space == Space::Device) detail::device_sync(nullptr);
   const double t4 = now();
   times_ = {t1 - t0,
@@ -533,9 +605,9 @@ void DistMatrix<T, I>::apply(T alpha, DenseView<const T> X, T beta, DenseView<T>
   finish_exchange(n);
   const double t3 = now();
   if (ghosts() > 0)
-    spmm(alpha, nonlocal_,
-         DenseView<const T>{recv_buf_.data(), ghosts(), n, n, Layout::RowMajor, options_.space},
-         T{1}, Y);
+    add_nonlocal(
+        alpha,
+        DenseView<const T>{recv_buf_.data(), ghosts(), n, n, Layout::RowMajor, options_.space}, Y);
   if (options_.space == Space::Device) detail::device_sync(nullptr);
   const double t4 = now();
   times_ = {t1 - t0,

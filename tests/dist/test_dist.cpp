@@ -3,6 +3,7 @@
 // rank 0), runs the distributed operation and compares its own rows with
 // spx::spmv / spx::spmm / a single-process CG on the global matrix.
 // Tolerances are scaled by magnitudes: |y - y_ref| <= c·eps·(|β||y0| + |α|Σ|a||x|).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -283,6 +284,43 @@ TEST(DistSpmv, ExplicitPartitionsGiveTheRankWithoutOffRankColumns) {
   const auto F =
       DistMatrix<double>::from_global(MPI_COMM_WORLD, 0, R, Partition::from_owners(owner, ranks()));
   check_spmv(F, R, seed, "random, round-robin owners");
+}
+
+TEST(DistSpmv, NonlocalBlockKeepsOnlyTheRowsThatTouchGhosts) {
+  const std::uint64_t seed = shared_seed();
+  // A stencil cut in contiguous rows: only the rows next to a cut touch a
+  // ghost, so the nonlocal block is compact and its product is scattered.
+  // (60×60 grid: at most 4 ranks keep ≥ 15 grid rows each, 4 of them next to a cut.)
+  GenSpec spec;
+  spec.kind = Generator::Stencil2d;
+  spec.n = 60;
+  spec.points = 9;
+  spec.seed = seed % 1000 + 1;
+  const auto A = generate<double, std::int32_t>(spec);
+  const auto D = DistMatrix<double>::from_global(MPI_COMM_WORLD, 0, A);
+  const auto height = [](const Matrix<double, std::int32_t>& M) {
+    return std::visit([](const auto& B) { return static_cast<std::int64_t>(B.rows()); }, M);
+  };
+  if (D.ghosts() > 0) {
+    EXPECT_FALSE(D.nonlocal_rows().empty());
+    EXPECT_LE(static_cast<std::int64_t>(D.nonlocal_rows().size()), D.local_rows() / 2);
+    EXPECT_EQ(height(D.nonlocal_block()), static_cast<std::int64_t>(D.nonlocal_rows().size()));
+    EXPECT_TRUE(std::is_sorted(D.nonlocal_rows().begin(), D.nonlocal_rows().end()));
+  }
+  check_spmv(D, A, seed, "stencil, compact nonlocal block");
+  // Random columns: every row touches a ghost, the block keeps every row.
+  const auto R = matrix<double, std::int32_t>(Kind::Random, seed);
+  const auto E = DistMatrix<double>::from_global(MPI_COMM_WORLD, 0, R);
+  if (E.ghosts() > 0) {
+    EXPECT_TRUE(E.nonlocal_rows().empty());
+    EXPECT_EQ(height(E.nonlocal_block()), E.local_rows());
+  }
+  // add_nonlocal checks its operands' shapes.
+  std::vector<double> h(static_cast<std::size_t>(D.ghosts()) + 1, 1.0),
+      y(static_cast<std::size_t>(D.local_rows()), 0.0);
+  EXPECT_THROW(D.add_nonlocal(1.0, DenseView<const double>{h.data(), D.ghosts() + 1, 1, 1},
+                              DenseView<double>{y.data(), D.local_rows(), 1, 1}),
+               DimensionMismatch);
 }
 
 TEST(DistSpmv, FromEachRanksOwnRows) {

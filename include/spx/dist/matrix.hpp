@@ -4,8 +4,10 @@
 // Each rank holds its rows as two blocks, each in any SpX format, on the host
 // or on its device:
 //   local     rows × (its own columns), column j = the rank's j-th row;
-//   nonlocal  rows × ghosts, the columns owned by other ranks that its rows
-//             touch, compressed and numbered by (owner rank, global index).
+//   nonlocal  the rows that touch other ranks' columns × ghosts, those
+//             columns compressed and numbered by (owner rank, global index);
+//             nonlocal_rows() maps its rows to the local ones (all rows, in
+//             order, when more than half of them touch a ghost).
 // The product y = αAx + βy posts the halo exchange (the x values other ranks
 // need, packed per neighbour), multiplies the local block while the values
 // travel, completes the exchange and adds the nonlocal block (β = 1). Host
@@ -154,6 +156,14 @@ class DistMatrix {
   const std::vector<int>& send_ranks() const noexcept { return send_ranks_; }
   const Matrix<T, I>& local_block() const noexcept { return local_; }
   const Matrix<T, I>& nonlocal_block() const noexcept { return nonlocal_; }
+  /// The local row of each row of nonlocal_block(); empty when the block
+  /// has all local_rows() rows (more than half of them touch a ghost).
+  const std::vector<I>& nonlocal_rows() const noexcept { return nonlocal_rows_; }
+  /// Y += alpha * (nonlocal block) * H, H holding ghosts() rows of ghost
+  /// values (row-major, as halo() after an exchange) and Y local_rows() rows:
+  /// the last step of apply, public for measurements. Enqueued on the
+  /// device's default stream for device matrices (not waited for).
+  void add_nonlocal(T alpha, DenseView<const T> H, DenseView<T> Y) const;
   /// The received ghost values of the last product or exchange.
   const Array<T>& halo() const noexcept { return recv_buf_; }
   Space space() const noexcept { return options_.space; }
@@ -178,6 +188,9 @@ class DistMatrix {
   std::int64_t local_rows_ = 0;
   Matrix<T, I> local_;
   Matrix<T, I> nonlocal_;
+  std::vector<I> nonlocal_rows_;   ///< see nonlocal_rows()
+  Array<I> nonlocal_rows_space_;   ///< nonlocal_rows_ in the matrix's space
+  mutable Array<T> nonlocal_out_;  ///< the compact block's product
   std::vector<GlobalIndex> ghost_global_;
   // The halo plan: values from recv_ranks_[k] land at
   // [recv_offsets_[k], recv_offsets_[k+1]) of the halo (times n); the send

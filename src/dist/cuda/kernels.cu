@@ -34,6 +34,20 @@ __global__ void pack_kernel(const T* __restrict__ x, std::int64_t ld, bool row_m
   }
 }
 
+/// Y(rows[k], j) += buf[k*n + j], grid-stride over the count*n values.
+template <class T, class I>
+__global__ void scatter_add_kernel(const T* __restrict__ buf, std::int64_t n,
+                                   const I* __restrict__ rows, std::int64_t count,
+                                   T* __restrict__ y, std::int64_t ld, bool row_major) {
+  const std::int64_t total = count * n;
+  for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; t < total;
+       t += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t k = t / n, j = t % n;
+    const auto i = static_cast<std::int64_t>(rows[k]);
+    (row_major ? y[i * ld + j] : y[i + j * ld]) += buf[t];
+  }
+}
+
 template <class T>
 __global__ void fill_kernel(T* x, std::int64_t n, T value) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -82,6 +96,15 @@ void device_pack(const T* x, std::int64_t ld, bool row_major, std::int64_t n, co
   if (count * n == 0) return;
   pack_kernel<<<blocks_for(count * n), kThreads, 0, stream>>>(x, ld, row_major, n, idx, count, buf);
   cuda::check_launch("dist pack_kernel");
+}
+
+template <Value T, Index I>
+void device_scatter_add(const T* buf, std::int64_t n, const I* rows, std::int64_t count, T* y,
+                        std::int64_t ld, bool row_major, CUstream_st* stream) {
+  if (count * n == 0) return;
+  scatter_add_kernel<<<blocks_for(count * n), kThreads, 0, stream>>>(buf, n, rows, count, y, ld,
+                                                                     row_major);
+  cuda::check_launch("dist scatter_add_kernel");
 }
 
 template <Value T>
