@@ -510,6 +510,7 @@ void DistMatrix<T, I>::add_nonlocal(T alpha, DenseView<const T> H, DenseView<T> 
         "ghosts and {} rows in {} memory",
         H.rows, H.cols, to_string(H.space), Y.rows, Y.cols, to_string(Y.space), ghosts(),
         local_rows_, to_string(options_.space)));
+  if (ghosts() == 0) return;  // no nonlocal block
   const std::int64_t n = H.cols;
   const bool vector = n == 1;
   if (nonlocal_rows_.empty() && !vector) {
