@@ -426,10 +426,14 @@ void DistMatrix<T, I>::pack(DenseView<const T> X, std::int64_t n) const {
     send_buf_ = Array<T>(static_cast<std::size_t>(count * n), options_.space);
   if (recv_buf_.size() != static_cast<std::size_t>(ghosts() * n))
     recv_buf_ = Array<T>(static_cast<std::size_t>(ghosts() * n), options_.space);
-  if (count == 0) return;
+  if (count == 0) {
+    if (exchange_ == Exchange::Nccl) device_->packed(nullptr);
+    return;
+  }
   if (options_.space == Space::Device) {
     detail::device_pack<T, I>(X.data, X.ld, X.layout == Layout::RowMajor, n, send_idx_space_.data(),
                               count, send_buf_.data(), nullptr);
+    if (exchange_ == Exchange::Nccl) device_->packed(nullptr);
     return;
   }
   T* buf = send_buf_.data();
@@ -446,7 +450,7 @@ void DistMatrix<T, I>::start_exchange(std::int64_t n) const {
   if (exchange_ == Exchange::Nccl) {
     device_->start(send_buf_.data(), recv_buf_.data(),
                    detail::HaloPlan{&send_ranks_, &send_offsets_, &recv_ranks_, &recv_offsets_}, n,
-                   f64, nullptr);
+                   f64);
     return;
   }
   const T* send = send_buf_.data();
@@ -522,8 +526,18 @@ void DistMatrix<T, I>::add_nonlocal(T alpha, DenseView<const T> H, DenseView<T> 
          VectorView<T>(Y.data, Y.rows, Y.space));
     return;
   }
-  // Compact block: its rows into a scratch block, then added to theirs in Y.
   const auto m = static_cast<std::int64_t>(nonlocal_rows_.size());
+  // A compact CSR block on the device, one column: one kernel adds each row's
+  // sum into its row of y.
+  if (vector && options_.space == Space::Device) {
+    if (const auto* B = std::get_if<Csr<T, I>>(&nonlocal_)) {
+      detail::device_csr_scatter_spmv<T, I>(alpha, B->row_ptr().data(), B->col_idx().data(),
+                                            B->values().data(), m, nonlocal_rows_space_.data(),
+                                            H.data, Y.data, nullptr);
+      return;
+    }
+  }
+  // Otherwise its rows into a scratch block, then added to theirs in Y.
   if (nonlocal_out_.size() < static_cast<std::size_t>(m * n))
     nonlocal_out_ = Array<T>(static_cast<std::size_t>(m * n), options_.space);
   T* out = nonlocal_out_.data();
@@ -563,8 +577,12 @@ void DistMatrix<T, I>::apply(T alpha, VectorView<const T> x, T beta, VectorView<
   times_ = {};
   pack(DenseView<const T>{x.data, x.size, 1, 1, Layout::RowMajor, x.space}, 1);
   const double t1 = now();
-  start_exchange(1);
+  // NCCL: the local product is enqueued first, so that the GPU starts it
+  // while the host posts the exchange (which waits only for the pack).
+  const bool nccl = exchange_ == Exchange::Nccl;
+  if (!nccl) start_exchange(1);
   spmv(alpha, local_, x, beta, y);
+  if (nccl) start_exchange(1);
   const double t2 = now();
   finish_exchange(1);
   const double t3 = now();
@@ -600,8 +618,10 @@ void DistMatrix<T, I>::apply(T alpha, DenseView<const T> X, T beta, DenseView<T>
   times_ = {};
   pack(X, n);
   const double t1 = now();
-  start_exchange(n);
+  const bool nccl = exchange_ == Exchange::Nccl;  // as in the SpMV above
+  if (!nccl) start_exchange(n);
   spmm(alpha, local_, X, beta, Y);
+  if (nccl) start_exchange(n);
   const double t2 = now();
   finish_exchange(n);
   const double t3 = now();

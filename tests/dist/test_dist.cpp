@@ -657,34 +657,60 @@ TEST(DistGpu, DeviceMatchesHost) {
   std::vector<Exchange> exchanges{Exchange::Mpi};
   if (devices >= ranks()) exchanges.push_back(Exchange::Auto);
   const std::uint64_t seed = shared_seed();
-  const auto A = matrix<double, std::int32_t>(Kind::Random, seed);
-  for (Exchange ex : exchanges) {
-    DistOptions o;
-    o.space = Space::Device;
-    o.exchange = ex;
-    const auto D = DistMatrix<double>::from_global(MPI_COMM_WORLD, 0, A, o);
-    const auto H = DistMatrix<double>::from_global(MPI_COMM_WORLD, 0, A);
-    const auto x = random_values<double>(static_cast<std::size_t>(D.local_rows()), seed + 9);
-    std::vector<double> yh(x.size());
-    H.apply(1.0, VectorView<const double>(x), 0.0, VectorView<double>(yh));
-    Array<double> dx = Array<double>(x).to(Space::Device), dy(x.size(), Space::Device);
-    D.apply(1.0, VectorView<const double>(dx), 0.0, VectorView<double>(dy));
-    const auto yd = dy.to_vector();
-    for (std::size_t i = 0; i < x.size(); ++i)
-      EXPECT_NEAR(yd[i], yh[i], 1e-12 * (std::abs(yh[i]) + 10)) << "row " << i;
-    // SpMM with two row-major columns.
-    const std::int64_t m = D.local_rows();
-    const auto X2 = random_values<double>(static_cast<std::size_t>(m * 2), seed + 10);
-    std::vector<double> Y2h(X2.size());
-    H.apply(1.0, DenseView<const double>{X2.data(), m, 2, 2, Layout::RowMajor, Space::Host}, 0.0,
-            DenseView<double>{Y2h.data(), m, 2, 2, Layout::RowMajor, Space::Host});
-    Array<double> dX2 = Array<double>(X2).to(Space::Device), dY2(X2.size(), Space::Device);
-    D.apply(1.0, DenseView<const double>{dX2.data(), m, 2, 2, Layout::RowMajor, Space::Device}, 0.0,
-            DenseView<double>{dY2.data(), m, 2, 2, Layout::RowMajor, Space::Device});
-    const auto Y2d = dY2.to_vector();
-    for (std::size_t i = 0; i < Y2h.size(); ++i)
-      EXPECT_NEAR(Y2d[i], Y2h[i], 1e-12 * (std::abs(Y2h[i]) + 10)) << "entry " << i;
-  }
+  // Random columns (every row touches a ghost: full-height nonlocal block)
+  // and a stencil (a compact block: the fused CSR kernel, and COO's product
+  // then scatter), each with both exchanges.
+  GenSpec grid;
+  grid.kind = Generator::Stencil2d;
+  grid.n = 60;
+  grid.points = 9;
+  grid.seed = seed % 1000 + 1;
+  const auto random = matrix<double, std::int32_t>(Kind::Random, seed);
+  const auto stencil = generate<double, std::int32_t>(grid);
+  const std::vector<std::pair<const Csr<double, std::int32_t>*, Format>> cases{
+      {&random, Format::Csr}, {&stencil, Format::Csr}, {&stencil, Format::Coo}};
+  for (const auto& [Ap, nonlocal] : cases)
+    for (Exchange ex : exchanges) {
+      const auto& A = *Ap;
+      SCOPED_TRACE(fmt::format("{} rows, nonlocal {}, exchange {}", A.rows(), to_string(nonlocal),
+                               ex == Exchange::Mpi ? "mpi" : "auto"));
+      DistOptions o;
+      o.space = Space::Device;
+      o.exchange = ex;
+      o.nonlocal_format = nonlocal;
+      const auto D = DistMatrix<double>::from_global(MPI_COMM_WORLD, 0, A, o);
+      const auto H = DistMatrix<double>::from_global(MPI_COMM_WORLD, 0, A);
+      const auto x = random_values<double>(static_cast<std::size_t>(D.local_rows()), seed + 9);
+      std::vector<double> yh(x.size());
+      H.apply(1.0, VectorView<const double>(x), 0.0, VectorView<double>(yh));
+      Array<double> dx = Array<double>(x).to(Space::Device), dy(x.size(), Space::Device);
+      D.apply(1.0, VectorView<const double>(dx), 0.0, VectorView<double>(dy));
+      const auto yd = dy.to_vector();
+      for (std::size_t i = 0; i < x.size(); ++i)
+        EXPECT_NEAR(yd[i], yh[i], 1e-12 * (std::abs(yh[i]) + 10)) << "row " << i;
+      // SpMM with two row-major columns.
+      const std::int64_t m = D.local_rows();
+      const auto X2 = random_values<double>(static_cast<std::size_t>(m * 2), seed + 10);
+      std::vector<double> Y2h(X2.size());
+      H.apply(1.0, DenseView<const double>{X2.data(), m, 2, 2, Layout::RowMajor, Space::Host}, 0.0,
+              DenseView<double>{Y2h.data(), m, 2, 2, Layout::RowMajor, Space::Host});
+      Array<double> dX2 = Array<double>(X2).to(Space::Device), dY2(X2.size(), Space::Device);
+      D.apply(1.0, DenseView<const double>{dX2.data(), m, 2, 2, Layout::RowMajor, Space::Device},
+              0.0, DenseView<double>{dY2.data(), m, 2, 2, Layout::RowMajor, Space::Device});
+      const auto Y2d = dY2.to_vector();
+      for (std::size_t i = 0; i < Y2h.size(); ++i)
+        EXPECT_NEAR(Y2d[i], Y2h[i], 1e-12 * (std::abs(Y2h[i]) + 10)) << "entry " << i;
+      // And column-major, into Y with beta = 1 (the scatter adds to what is there).
+      std::vector<double> Y3h(X2.size(), 0.5);
+      Array<double> dY3 = Array<double>(Y3h).to(Space::Device);
+      H.apply(1.0, DenseView<const double>{X2.data(), m, 2, m, Layout::ColMajor, Space::Host}, 1.0,
+              DenseView<double>{Y3h.data(), m, 2, m, Layout::ColMajor, Space::Host});
+      D.apply(1.0, DenseView<const double>{dX2.data(), m, 2, m, Layout::ColMajor, Space::Device},
+              1.0, DenseView<double>{dY3.data(), m, 2, m, Layout::ColMajor, Space::Device});
+      const auto Y3d = dY3.to_vector();
+      for (std::size_t i = 0; i < Y3h.size(); ++i)
+        EXPECT_NEAR(Y3d[i], Y3h[i], 1e-12 * (std::abs(Y3h[i]) + 10)) << "entry " << i;
+    }
   // CG on the device (vectors in device memory).
   const auto S = spd(16, seed);
   DistOptions o;

@@ -1,8 +1,9 @@
 // The GPU-to-GPU halo exchange through NCCL (one rank per GPU): the
 // communicator is made from the MPI communicator (rank 0's unique id sent
 // with MPI_Bcast); each exchange is one ncclGroupStart/End of ncclSend and
-// ncclRecv per neighbour, on a stream of its own that waits for the pack and
-// that the product's stream waits for before the nonlocal block.
+// ncclRecv per neighbour, on a stream of its own (of the highest priority)
+// that waits for the pack and that the product's stream waits for before the
+// nonlocal block.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -34,8 +35,14 @@ class NcclExchange final : public DeviceExchange {
     check_mpi(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm), "MPI_Bcast");
     check_nccl(ncclCommInitRank(&comm_, c.size, id, c.rank), "ncclCommInitRank");
     try {
-      cuda::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
-                  "cudaStreamCreateWithFlags");
+      // The highest priority: the exchange's kernels take SMs as soon as
+      // blocks of the local product (enqueued before them) retire, rather
+      // than after the whole product's grid was scheduled.
+      int least = 0, greatest = 0;
+      cuda::check(cudaDeviceGetStreamPriorityRange(&least, &greatest),
+                  "cudaDeviceGetStreamPriorityRange");
+      cuda::check(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest),
+                  "cudaStreamCreateWithPriority");
       cuda::check(cudaEventCreateWithFlags(&packed_, cudaEventDisableTiming), "cudaEventCreate");
       cuda::check(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "cudaEventCreate");
     } catch (...) {
@@ -45,12 +52,15 @@ class NcclExchange final : public DeviceExchange {
   }
   ~NcclExchange() override { release(); }
 
-  void start(const void* send, void* recv, const HaloPlan& plan, std::int64_t n, bool f64,
-             CUstream_st* stream) override {
+  void packed(CUstream_st* stream) override {
+    cuda::check(cudaEventRecord(packed_, stream), "cudaEventRecord");
+  }
+
+  void start(const void* send, void* recv, const HaloPlan& plan, std::int64_t n,
+             bool f64) override {
     const ncclDataType_t type = f64 ? ncclDouble : ncclFloat;
     const std::size_t size = f64 ? sizeof(double) : sizeof(float);
-    // The exchange starts once the pack enqueued on the product's stream is done.
-    cuda::check(cudaEventRecord(packed_, stream), "cudaEventRecord");
+    // The exchange starts once the pack (marked by packed()) is done.
     cuda::check(cudaStreamWaitEvent(stream_, packed_, 0), "cudaStreamWaitEvent");
     check_nccl(ncclGroupStart(), "ncclGroupStart");
     for (std::size_t k = 0; k < plan.send_ranks->size(); ++k) {
