@@ -38,7 +38,8 @@ read -r -a sps <<< "${SCALING_P:-${ps[*]}}"
   echo "# dist tests, $gpus GPU(s), $(date -u +%Y-%m-%dT%H:%MZ), $nccl"
   for np in "${ps[@]}"; do
     echo "## mpirun -np $np (SPX_REQUIRE_GPU=1; one rank per GPU where np <= GPUs)"
-    SPX_REQUIRE_GPU=1 timeout 120 mpirun -np "$np" "$B/tests/dist/spx_dist_tests" 2>&1 | tail -n 15
+    SPX_REQUIRE_GPU=1 timeout 120 mpirun -np "$np" "$B/tests/dist/spx_dist_tests" 2>&1 |
+      grep -vE "\\[ +(RUN|OK) +\\]|\\[-+\\]" | tail -n 60
     echo "rc=${PIPESTATUS[0]}"
   done
 } > "$OUT/dist-gpu-tests.log" 2>&1 && grep -E '^## |PASSED|FAILED|SKIPPED|rc=' "$OUT/dist-gpu-tests.log"

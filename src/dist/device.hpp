@@ -29,14 +29,6 @@ template <Value T, Index I>
 void device_scatter_add(const T* buf, std::int64_t n, const I* rows, std::int64_t count, T* y,
                         std::int64_t ld, bool row_major, CUstream_st* stream);
 
-/// y[rows[k]] += alpha * Σ_p values[p] * h[cols[p]] over p in
-/// [row_ptr[k], row_ptr[k+1]), for k < count (a compact CSR block whose rows
-/// map to distinct rows of y). Enqueued on stream.
-template <Value T, Index I>
-void device_csr_scatter_spmv(T alpha, const I* row_ptr, const I* cols, const T* values,
-                             std::int64_t count, const I* rows, const T* h, T* y,
-                             CUstream_st* stream);
-
 // Vectors of n entries in device memory; synchronous (dot returns the sum).
 template <Value T>
 void device_fill(T* x, std::int64_t n, T value);
@@ -51,13 +43,11 @@ double device_dot(std::int64_t n, const T* x, const T* y);
 /// (cuda/kernels.cu with CUDA, device_host.cpp without):
 /// SPX_FOR_EACH_TYPE_PAIR(SPX_DIST_INSTANTIATE_PACK) and
 /// SPX_DIST_INSTANTIATE_VECTOR for float and double.
-#define SPX_DIST_INSTANTIATE_PACK(T, I)                                                          \
-  template void device_pack(const T*, std::int64_t, bool, std::int64_t, const I*, std::int64_t,  \
-                            T*, CUstream_st*);                                                   \
-  template void device_scatter_add(const T*, std::int64_t, const I*, std::int64_t, T*,           \
-                                   std::int64_t, bool, CUstream_st*);                            \
-  template void device_csr_scatter_spmv(T, const I*, const I*, const T*, std::int64_t, const I*, \
-                                        const T*, T*, CUstream_st*);
+#define SPX_DIST_INSTANTIATE_PACK(T, I)                                                         \
+  template void device_pack(const T*, std::int64_t, bool, std::int64_t, const I*, std::int64_t, \
+                            T*, CUstream_st*);                                                  \
+  template void device_scatter_add(const T*, std::int64_t, const I*, std::int64_t, T*,          \
+                                   std::int64_t, bool, CUstream_st*);
 #define SPX_DIST_INSTANTIATE_VECTOR(T)                      \
   template void device_fill(T*, std::int64_t, T);           \
   template void device_axpy(std::int64_t, T, const T*, T*); \

@@ -24,11 +24,6 @@ void device_scatter_add(const T*, std::int64_t, const I*, std::int64_t, T*, std:
                         CUstream_st*) {
   no_cuda();
 }
-template <Value T, Index I>
-void device_csr_scatter_spmv(T, const I*, const I*, const T*, std::int64_t, const I*, const T*, T*,
-                             CUstream_st*) {
-  no_cuda();
-}
 template <Value T>
 void device_fill(T*, std::int64_t, T) {
   no_cuda();

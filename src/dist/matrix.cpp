@@ -527,17 +527,10 @@ void DistMatrix<T, I>::add_nonlocal(T alpha, DenseView<const T> H, DenseView<T> 
     return;
   }
   const auto m = static_cast<std::int64_t>(nonlocal_rows_.size());
-  // A compact CSR block on the device, one column: one kernel adds each row's
-  // sum into its row of y.
-  if (vector && options_.space == Space::Device) {
-    if (const auto* B = std::get_if<Csr<T, I>>(&nonlocal_)) {
-      detail::device_csr_scatter_spmv<T, I>(alpha, B->row_ptr().data(), B->col_idx().data(),
-                                            B->values().data(), m, nonlocal_rows_space_.data(),
-                                            H.data, Y.data, nullptr);
-      return;
-    }
-  }
-  // Otherwise its rows into a scratch block, then added to theirs in Y.
+  // A compact block: its rows into a scratch block, then added to theirs in
+  // Y. (A fused CSR kernel, 8 lanes per row adding into y, was measured on
+  // 4 H200s: no gain on the stencils, whose nonlocal time is launch and
+  // synchronization, and 5-12x slower on R-MAT's long rows; not kept.)
   if (nonlocal_out_.size() < static_cast<std::size_t>(m * n))
     nonlocal_out_ = Array<T>(static_cast<std::size_t>(m * n), options_.space);
   T* out = nonlocal_out_.data();

@@ -658,8 +658,9 @@ TEST(DistGpu, DeviceMatchesHost) {
   if (devices >= ranks()) exchanges.push_back(Exchange::Auto);
   const std::uint64_t seed = shared_seed();
   // Random columns (every row touches a ghost: full-height nonlocal block)
-  // and a stencil (a compact block: the fused CSR kernel, and COO's product
-  // then scatter), each with both exchanges.
+  // and a stencil (a compact block, whose product is scattered into y; in
+  // CSR and in CSC, the other format with a CUDA SpMM), each with both
+  // exchanges.
   GenSpec grid;
   grid.kind = Generator::Stencil2d;
   grid.n = 60;
@@ -668,7 +669,7 @@ TEST(DistGpu, DeviceMatchesHost) {
   const auto random = matrix<double, std::int32_t>(Kind::Random, seed);
   const auto stencil = generate<double, std::int32_t>(grid);
   const std::vector<std::pair<const Csr<double, std::int32_t>*, Format>> cases{
-      {&random, Format::Csr}, {&stencil, Format::Csr}, {&stencil, Format::Coo}};
+      {&random, Format::Csr}, {&stencil, Format::Csr}, {&stencil, Format::Csc}};
   for (const auto& [Ap, nonlocal] : cases)
     for (Exchange ex : exchanges) {
       const auto& A = *Ap;

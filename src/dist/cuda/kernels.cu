@@ -48,27 +48,6 @@ __global__ void scatter_add_kernel(const T* __restrict__ buf, std::int64_t n,
   }
 }
 
-/// Eight lanes per row of a compact CSR block: the row's sum over its
-/// entries, reduced in a fixed order, added to y[rows[k]].
-constexpr int kLanes = 8;
-template <class T, class I>
-__global__ void csr_scatter_spmv_kernel(T alpha, const I* __restrict__ row_ptr,
-                                        const I* __restrict__ cols, const T* __restrict__ values,
-                                        std::int64_t count, const I* __restrict__ rows,
-                                        const T* __restrict__ h, T* __restrict__ y) {
-  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  const std::int64_t k = t / kLanes;
-  const int lane = static_cast<int>(t % kLanes);
-  T sum = 0;
-  if (k < count)
-    for (auto p = static_cast<std::int64_t>(row_ptr[k]) + lane;
-         p < static_cast<std::int64_t>(row_ptr[k + 1]); p += kLanes)
-      sum += values[p] * h[cols[p]];
-  for (int d = kLanes / 2; d > 0; d /= 2)
-    sum += __shfl_down_sync(0xffffffffu, sum, d, kLanes);
-  if (k < count && lane == 0) y[rows[k]] += alpha * sum;
-}
-
 template <class T>
 __global__ void fill_kernel(T* x, std::int64_t n, T value) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -126,18 +105,6 @@ void device_scatter_add(const T* buf, std::int64_t n, const I* rows, std::int64_
   scatter_add_kernel<<<blocks_for(count * n), kThreads, 0, stream>>>(buf, n, rows, count, y, ld,
                                                                      row_major);
   cuda::check_launch("dist scatter_add_kernel");
-}
-
-template <Value T, Index I>
-void device_csr_scatter_spmv(T alpha, const I* row_ptr, const I* cols, const T* values,
-                             std::int64_t count, const I* rows, const T* h, T* y,
-                             CUstream_st* stream) {
-  if (count == 0) return;
-  const std::int64_t threads = count * kLanes;
-  const std::int64_t blocks = (threads + kThreads - 1) / kThreads;  // < 2^26: count fits I
-  csr_scatter_spmv_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      alpha, row_ptr, cols, values, count, rows, h, y);
-  cuda::check_launch("dist csr_scatter_spmv_kernel");
 }
 
 template <Value T>
