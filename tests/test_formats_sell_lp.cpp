@@ -333,7 +333,9 @@ TYPED_TEST(SellLpFormat, AdvisorAndPlanUseItOnlyWhenAllowed) {
     EXPECT_TRUE(c->feasible) << c->reason;
     // Fewer bytes than SELL's.
     for (const Candidate& s : on.candidates)
-      if (s.format == Format::Sell) EXPECT_LT(c->bytes, s.bytes);
+      if (s.format == Format::Sell) {
+        EXPECT_LT(c->bytes, s.bytes);
+      }
   }
   // Already in SELL-LP: the caller chose it.
   const Advice kept = advise(A, work, AdvisorOptions{.bandwidth_gbs = 100}, Format::SellLp);
