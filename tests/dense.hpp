@@ -82,9 +82,12 @@ struct Stored {
 /// the padding must keep the sentinel and the logical C match the reference
 /// of `product` within its bound. Returns whether both hold (reported with
 /// `what`).
+/// `value_roundoff`: the unit roundoff of the format's stored values (0:
+/// full precision; see reference.hpp's matches_over_grid).
 template <Value T, class Run>
 bool spmm_matches(const Product& product, T alpha, T beta, const std::vector<T>& C0,
-                  const Storage& st, Space space, const std::string& what, Run&& run) {
+                  const Storage& st, Space space, const std::string& what, Run&& run,
+                  double value_roundoff = 0) {
   const T nan = std::numeric_limits<T>::quiet_NaN(), sentinel = T{-777};
   const Stored<T> Cs(beta == T{0} ? std::vector<T>(C0.size(), nan) : C0, product.rows, product.cols,
                      st.c_layout, st.c_pad, sentinel);
@@ -93,7 +96,8 @@ bool spmm_matches(const Product& product, T alpha, T beta, const std::vector<T>&
   const std::vector<T> stored = dC.to_vector();
   const std::int64_t bad_pad = Cs.padding_changed(stored, sentinel);
   EXPECT_EQ(bad_pad, 0) << what << ": padding of C was written";
-  return expect_matches(Cs.logical(stored), expected<T>(product, alpha, beta, C0), what) == 0 &&
+  return expect_matches(Cs.logical(stored), expected<T>(product, alpha, beta, C0, value_roundoff),
+                        what) == 0 &&
          bad_pad == 0;
 }
 

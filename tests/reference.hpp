@@ -57,9 +57,13 @@ struct Ran {
 /// within its bound, and `check_info(info, what)` adds the caller's
 /// expectations on the report. An exception is a failure. Returns false after
 /// the first failing pair (reported with `label` and the scalars).
+/// `value_roundoff`: the unit roundoff of the format's stored values
+/// (stored_value_roundoff; 0 for every full-precision format), which widens
+/// the bound by the documented term of sell_lp.hpp.
 template <Value T, class Run, class CheckInfo>
 bool matches_over_grid(std::span<const Scalars> grid, const Product& p, const std::vector<T>& y0,
-                       const std::string& label, Run&& run, CheckInfo&& check_info) {
+                       const std::string& label, Run&& run, CheckInfo&& check_info,
+                       double value_roundoff = 0) {
   for (const auto [a, b] : grid) {
     const T alpha = static_cast<T>(a), beta = static_cast<T>(b);
     const std::string what = fmt::format("{}, alpha={} beta={}", label, a, b);
@@ -73,7 +77,8 @@ bool matches_over_grid(std::span<const Scalars> grid, const Product& p, const st
       return false;
     }
     check_info(ran.info, what);
-    if (expect_matches(ran.y, expected<T>(p, alpha, beta, y0), what) > 0) return false;
+    if (expect_matches(ran.y, expected<T>(p, alpha, beta, y0, value_roundoff), what) > 0)
+      return false;
   }
   return true;
 }

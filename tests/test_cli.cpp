@@ -178,7 +178,12 @@ TEST_F(Cli, ConvertRoundTripsAndWritesTheMatrix) {
     ASSERT_EQ(B.nnz(), A.nnz()) << to_string(f);
     EXPECT_EQ(B.row_ptr().to_vector(), A.row_ptr().to_vector()) << to_string(f);
     EXPECT_EQ(B.col_idx().to_vector(), A.col_idx().to_vector()) << to_string(f);
-    EXPECT_EQ(B.values().to_vector(), A.values().to_vector()) << to_string(f);
+    // SELL-LP writes what it holds: the values rounded to float.
+    std::vector<double> want = A.values().to_vector();
+    if (reduced_precision(f))
+      for (double& v : want)
+        v = lowp::widen<double>(lowp::narrow<double>(v));
+    EXPECT_EQ(B.values().to_vector(), want) << to_string(f);
   }
 }
 

@@ -79,6 +79,12 @@ std::pair<std::string, std::vector<Part>> describe(const Matrix<T, I>& M) {
           p = {part("slice_ptr", m.slice_ptr()), part("slice_width", m.slice_width()),
                part("col_idx", m.col_idx()),     part("values", m.values()),
                part("row_len", m.row_len()),     part("perm", m.perm())};
+        } else if constexpr (std::is_same_v<F, SellLp<T, I>>) {
+          s += fmt::format("nnz={} C={} sigma={} tpr={}", m.nnz(), m.slice_size(), m.sigma(),
+                           m.threads_per_row());
+          p = {part("slice_ptr", m.slice_ptr()), part("slice_width", m.slice_width()),
+               part("col_idx", m.col_idx()),     part("values", m.values()),
+               part("row_len", m.row_len()),     part("perm", m.perm())};
         } else if constexpr (std::is_same_v<F, Hll<T, I>>) {
           s += fmt::format("nnz={} H={}", m.nnz(), m.hack_size());
           p = {part("hack_ptr", m.hack_ptr()), part("col_idx", m.col_idx()),
@@ -206,6 +212,10 @@ Variants core_variants() {
     o.block_size = 3;
     o.min_block_fill = 0;
   });
+  add(v, "SELL_LP C=32 sigma=128 tpr=4", Format::SellLp, [](ConvertOptions& o) {
+    o.sigma = 128;
+    o.threads_per_row = 4;
+  });
   return v;
 }
 
@@ -239,6 +249,19 @@ Variants all_variants() {
           o.threads_per_row = tpr;
         });
   add(v, "SELL tight budget", Format::Sell, [](ConvertOptions& o) {
+    o.sigma = 64;
+    o.max_bytes_floor = 0;
+    o.max_expansion = 1.2;
+  });
+  for (auto [C, sigma, tpr] :
+       std::vector<std::tuple<int, int, int>>{{32, 1, 1}, {8, 256, 2}, {5, 10, 1}, {0, 1, 1}})
+    add(v, fmt::format("SELL_LP C={} sigma={} tpr={}", C, sigma, tpr), Format::SellLp,
+        [=](ConvertOptions& o) {
+          o.slice_size = C;
+          o.sigma = sigma;
+          o.threads_per_row = tpr;
+        });
+  add(v, "SELL_LP tight budget", Format::SellLp, [](ConvertOptions& o) {
     o.sigma = 64;
     o.max_bytes_floor = 0;
     o.max_expansion = 1.2;

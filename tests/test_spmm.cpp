@@ -141,15 +141,17 @@ std::map<Format, int> run_all(Backend backend) {
                   fmt::format("{}, alpha={} beta={} seed={}", config, a, b, seed);
               bool passed = false;
               try {
-                passed =
-                    spmm_matches(product, alpha, beta, C0, st, space, what, [&](DenseView<T> C) {
+                passed = spmm_matches(
+                    product, alpha, beta, C0, st, space, what,
+                    [&](DenseView<T> C) {
                       SpmmOptions opts;
                       opts.algorithm = kernel.info.algorithm;
                       const RunInfo info =
                           spmm(alpha, mat, Bs.view(dB.data(), space), beta, C, opts);
                       EXPECT_EQ(info.algorithm, kernel.info.algorithm) << what;
                       EXPECT_EQ(info.backend, backend) << what;
-                    });
+                    },
+                    stored_value_roundoff<T>(f));
               } catch (const Unsupported& e) {
                 if (kernel.info.baseline) {  // e.g. cuSPARSE refusing a case
                   std::printf("[  SKIP    ] %s: %s\n", what.c_str(), e.what());

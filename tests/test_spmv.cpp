@@ -73,7 +73,7 @@ std::map<Format, int> run_all(Backend backend) {
               const RunInfo info = spmv(alpha, m, dx, beta, dy, opts);
               return Ran<T>{dy.to_vector(), info};
             },
-            reports_kernel(kernel.info));
+            reports_kernel(kernel.info), stored_value_roundoff<T>(f));
         if (!passed) return ran;
         ++ran[f];
       }

@@ -89,7 +89,8 @@ Product batch_product(std::span<const Csr<T, I>> matrices, std::span<const T> x)
 }
 
 template <Value T>
-Expected<T> expected(const Product& p, T alpha, T beta, std::span<const T> c0) {
+Expected<T> expected(const Product& p, T alpha, T beta, std::span<const T> c0,
+                     double value_roundoff) {
   if (beta != T{0} && c0.size() < p.sum.size())
     throw InvalidInput("reference: the initial values are fewer than the product's entries");
   Expected<T> e{std::vector<T>(p.sum.size()), std::vector<T>(p.sum.size())};
@@ -98,18 +99,20 @@ Expected<T> expected(const Product& p, T alpha, T beta, std::span<const T> c0) {
       const auto at = static_cast<std::size_t>(r * p.cols + j);
       long double y = static_cast<long double>(alpha) * p.sum[at];
       long double mag = std::fabs(static_cast<long double>(alpha)) * p.magnitude[at];
+      const long double rounding = value_roundoff * mag;
       if (beta != T{0}) {
         y += static_cast<long double>(beta) * c0[at];
         mag += std::fabs(static_cast<long double>(beta) * c0[at]);
       }
       e.y[at] = static_cast<T>(y);
-      e.bound[at] = static_cast<T>(error_bound<T>(p.terms[static_cast<std::size_t>(r)], mag));
+      e.bound[at] =
+          static_cast<T>(error_bound<T>(p.terms[static_cast<std::size_t>(r)], mag, rounding));
     }
   return e;
 }
 
 template <Value T>
-Deviation deviation(std::span<const T> y, const Product& p) {
+Deviation deviation(std::span<const T> y, const Product& p, double value_roundoff) {
   if (y.size() != p.sum.size())
     throw InvalidInput("reference: the result and the product differ in size");
   const double inf = std::numeric_limits<double>::infinity();
@@ -121,8 +124,8 @@ Deviation deviation(std::span<const T> y, const Product& p) {
       const auto at = static_cast<std::size_t>(r * cols + j);
       const auto ref = static_cast<double>(p.sum[at]);
       const auto scale = static_cast<double>(p.magnitude[at]);
-      const auto bound = static_cast<double>(
-          error_bound<T>(p.terms[static_cast<std::size_t>(r)], p.magnitude[at]));
+      const auto bound = static_cast<double>(error_bound<T>(
+          p.terms[static_cast<std::size_t>(r)], p.magnitude[at], value_roundoff * p.magnitude[at]));
       // A non-finite y makes both infinite (a NaN difference would compare false).
       const double d = std::isfinite(y[at]) ? std::fabs(static_cast<double>(y[at]) - ref) : inf;
       const double rel = scale > 0 ? d / scale : (d == 0 ? 0.0 : inf);
@@ -132,9 +135,9 @@ Deviation deviation(std::span<const T> y, const Product& p) {
   return {max_rel, ratio};
 }
 
-#define SPX_INST_T(T)                                                         \
-  template Expected<T> expected<T>(const Product&, T, T, std::span<const T>); \
-  template Deviation deviation<T>(std::span<const T>, const Product&);
+#define SPX_INST_T(T)                                                                 \
+  template Expected<T> expected<T>(const Product&, T, T, std::span<const T>, double); \
+  template Deviation deviation<T>(std::span<const T>, const Product&, double);
 #define SPX_INST(T, I)                                                               \
   template Product product<T, I>(const Csr<T, I>&, std::span<const T>, std::int64_t, \
                                  std::span<const std::int64_t>);                     \

@@ -52,11 +52,15 @@ template <Value T, Index I>
 Product batch_product(std::span<const Csr<T, I>> matrices, std::span<const T> x);
 
 /// The bound above for an entry of `terms` terms and magnitude
-/// |α|·Σ|a·b| + |β·c0|.
+/// |α|·Σ|a·b| + |β·c0|. A format that stores A's values rounded with unit
+/// roundoff u_s (SELL-LP, spx::stored_value_roundoff) adds `rounding` =
+/// u_s·|α|·Σ|a·b|, which the sum's own rounding also scales (sell_lp.hpp):
+///   (terms + 4)·eps·(magnitude + rounding) + rounding + 4·min(T).
 template <Value T>
-long double error_bound(std::int64_t terms, long double magnitude) {
-  return (terms + 4) * static_cast<long double>(std::numeric_limits<T>::epsilon()) * magnitude +
-         4 * std::numeric_limits<T>::min();
+long double error_bound(std::int64_t terms, long double magnitude, long double rounding = 0) {
+  return (terms + 4) * static_cast<long double>(std::numeric_limits<T>::epsilon()) *
+             (magnitude + rounding) +
+         rounding + 4 * std::numeric_limits<T>::min();
 }
 
 /// The expected result of α·P + β·C0 (C0 of P's shape, not read when β = 0)
@@ -66,8 +70,10 @@ struct Expected {
   std::vector<T> y;      ///< the exact-as-possible result
   std::vector<T> bound;  ///< allowed absolute error per entry
 };
+/// `value_roundoff`: u_s of the format's stored values (0: full precision).
 template <Value T>
-Expected<T> expected(const Product& p, T alpha, T beta, std::span<const T> c0);
+Expected<T> expected(const Product& p, T alpha, T beta, std::span<const T> c0,
+                     double value_roundoff = 0);
 
 /// α·A·x + β·y0: expected(product(A, x), α, β, y0).
 template <Value T, Index I>
@@ -84,7 +90,9 @@ struct Deviation {
   double max_rel = 0;
   double ratio = 0;
 };
+/// `value_roundoff`: u_s of the format's stored values (0: full precision),
+/// which widens the bound as in error_bound.
 template <Value T>
-Deviation deviation(std::span<const T> y, const Product& p);
+Deviation deviation(std::span<const T> y, const Product& p, double value_roundoff = 0);
 
 }  // namespace spx::reference

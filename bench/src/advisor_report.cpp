@@ -67,6 +67,8 @@ void summarize_advisor(Results& res) {
         double best = std::numeric_limits<double>::infinity();
         for (const Record& r : res.records) {
           if (r.matrix != pick.matrix || r.precision != p || r.op != BenchOp::Spmv) continue;
+          // The advisor's default never picks reduced-precision values (SELL-LP): not an oracle.
+          if (reduced_precision(r.format)) continue;
           const auto t = total_of(r, n);
           if (!t) continue;
           if (*t < best) {

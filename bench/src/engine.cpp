@@ -207,7 +207,8 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
       std::vector<T> y_checked;
       detail::KernelTrial trial;
       trial.why_not = kernel.can_run(M);
-      detail::vector_output(trial, dy, poison, expected, y_checked);
+      // Checked against the format's documented bound (SELL-LP: its rounded values).
+      detail::vector_output(trial, dy, poison, expected, y_checked, stored_value_roundoff<T>(f));
       trial.run_checked = [&] {
         if (!through_dispatcher) {
           kernel.run(T{1}, M, dx.data(), T{0}, dy.data(), ctx);

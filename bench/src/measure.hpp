@@ -207,16 +207,19 @@ struct KernelTrial {
 /// The parts of a trial whose output is a vector y (SpMV, batched SpMV): y
 /// filled with `nan` (as many NaN as y has entries) before the checked
 /// product, read back into `checked` and compared with `ref`, and compared
-/// bit for bit with `checked` after the timed products.
+/// bit for bit with `checked` after the timed products. `value_roundoff`:
+/// the unit roundoff of the format's stored values (stored_value_roundoff:
+/// SELL-LP's documented bound, 0 for the full-precision formats).
 template <Value T>
 void vector_output(KernelTrial& trial, Array<T>& y, const std::vector<T>& nan,
-                   const reference::Product& ref, std::vector<T>& checked) {
+                   const reference::Product& ref, std::vector<T>& checked,
+                   double value_roundoff = 0) {
   trial.prepare = [&y, &nan] {
     spx::detail::copy_bytes(y.data(), y.space(), nan.data(), Space::Host, y.bytes());
   };
-  trial.check = [&y, &ref, &checked] {
+  trial.check = [&y, &ref, &checked, value_roundoff] {
     checked = y.to_vector();
-    return reference::deviation<T>(checked, ref);
+    return reference::deviation<T>(checked, ref, value_roundoff);
   };
   trial.repeat_identical = [&y, &checked] {
     const std::vector<T> after = y.to_vector();

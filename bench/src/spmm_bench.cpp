@@ -258,7 +258,8 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
         };
         trial.check = [&] {
           return reference::deviation<T>(
-              checked_entries(dC->to_vector(), m, n, shape.c_layout, cols), ref);
+              checked_entries(dC->to_vector(), m, n, shape.c_layout, cols), ref,
+              stored_value_roundoff<T>(cand.format));
         };
         trial.product = [&] { kernel.run(T{1}, M, Bv, T{0}, Cv, ctx); };
         trial.flops = static_cast<double>(work.flops);

@@ -50,6 +50,11 @@ struct AdvisorOptions {
   /// padded formats: a candidate the conversion would refuse is not one).
   /// A negative block_size chooses BCSR's b in 2..8 by bytes per nonzero.
   ConvertOptions convert{.block_size = -1};
+  /// Whether formats that store the values in reduced precision (SELL-LP:
+  /// float values for f64 vectors, bfloat16 for f32; sell_lp.hpp gives the
+  /// error bound) may be candidates. Off: they are listed as not feasible,
+  /// unless the matrix is already in one (`current`).
+  bool allow_reduced_precision = false;
 };
 
 /// One (format, kernel) the advisor considered.

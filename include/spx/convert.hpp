@@ -54,6 +54,11 @@ inline constexpr detail::ToFormat<Format::Ell> to_ell{};
 /// SELL-C-σ with C = slice_size, σ = sigma, widths padded to a multiple of
 /// threads_per_row.
 inline constexpr detail::ToFormat<Format::Sell> to_sell{};
+/// SELL-LP: SELL as to_sell, its values rounded to float (T = double) or
+/// bfloat16 (T = float); InvalidInput naming the entry for a finite value
+/// that overflows the storage type. Reduced precision: see sell_lp.hpp for
+/// the error bound.
+inline constexpr detail::ToFormat<Format::SellLp> to_sell_lp{};
 /// HLL with hacks of hack_size rows.
 inline constexpr detail::ToFormat<Format::Hll> to_hll{};
 /// HYB with ELL width K = hyb_width (at most the longest row), or Bell and

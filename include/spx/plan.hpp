@@ -41,6 +41,10 @@ struct PlanOptions {
   double bandwidth_gbs = 0;
   /// Conversion parameters (block_size < 0: BCSR's b chosen by the advisor).
   ConvertOptions convert{.block_size = -1};
+  /// Let the advisor pick a format with reduced-precision values (SELL-LP,
+  /// see sell_lp.hpp for its error bound). Off by default; forcing such a
+  /// format through `format` allows it too.
+  bool allow_reduced_precision = false;
 };
 
 /// What the plan chose and what building it cost.

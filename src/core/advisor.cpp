@@ -281,6 +281,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   }
   // SELL-C-σ: slices of C rows (sorted by length within windows of σ), each
   // padded to its longest row rounded up to threads_per_row.
+  std::int64_t sell_stored = 0, sell_index = 0;  // also SELL-LP's
   {
     Footprint& f = at(Format::Sell);
     f.refused = refusal([&] {
@@ -305,11 +306,21 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
       }
       detail::require_index_fits<I>("SELL", "stored entries", stored);
       const std::int64_t index_entries = 2 * slices + 1 + m + (sigma > 1 ? m : 0);
+      sell_stored = stored;
+      sell_index = index_entries;
       f.bytes = static_cast<std::int64_t>(padded_bytes<T, I>(stored, index_entries));
       detail::require_budget("SELL",
                              fmt::format("{} slices of C = {} rows, sigma = {}", slices, C, sigma),
                              stored, static_cast<double>(f.bytes), p.csr_bytes, o);
     });
+  }
+  // SELL-LP: SELL's layout and refusals, sizeof(reduced_value_t<T>) per stored value.
+  {
+    const Footprint& sell = at(Format::Sell);
+    Footprint& f = at(Format::SellLp);
+    f.refused = sell.refused;  // the conversion goes through SELL's
+    constexpr auto SS = static_cast<std::int64_t>(sizeof(reduced_value_t<T>));
+    f.bytes = sell_stored * (SS + SI) + sell_index * SI;
   }
   // HLL: hacks of H rows, each padded to its longest row.
   std::int64_t hll_stored = 0;  // also a lower bound of HDI's stored values
@@ -486,7 +497,13 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
       const bool kept = f == current || f == Format::Csr;
       c.convert_s =
           kept ? 0.0 : conversion_s(backend, f, klass, csr_bytes, fp.bytes, adv.bandwidth_gbs);
-      if (!kept && !fp.refused.empty()) {
+      if (f != current && reduced_precision(f) && !options.allow_reduced_precision) {
+        c.feasible = false;
+        c.reason = fmt::format(
+            "its values are stored in reduced precision (unit roundoff {:.3g}); allowed only with "
+            "allow_reduced_precision",
+            stored_value_roundoff<T>(f));
+      } else if (!kept && !fp.refused.empty()) {
         c.feasible = false;
         c.reason = fp.refused;
       } else if (!kept && !convertible(f)) {

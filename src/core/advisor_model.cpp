@@ -71,6 +71,14 @@ double reference_efficiency(Backend b, Regularity c) {
 }
 
 ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity c) {
+  // SELL-LP runs SELL's kernels over narrower values: SELL's calibrated
+  // efficiency (of the bytes each moves) until it has records of its own.
+  if (f == Format::SellLp) {
+    bool own = false;
+    for (const EffRow& r : kRelative)
+      own = own || (r.backend == b && r.format == to_string(f) && r.records >= kMinRecords);
+    if (!own) f = Format::Sell;
+  }
   const std::string_view fn = to_string(f), an = to_string(a), cn = to_string(c);
   const double ref = reference_efficiency(b, c);
   std::vector<double> kernel, format;
@@ -86,6 +94,7 @@ ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity 
 }
 
 double product_fixed_s(Backend b, Format f, Algorithm a) {
+  if (f == Format::SellLp) f = Format::Sell;  // SELL's kernels (see product_efficiency)
   const std::string_view fn = to_string(f), an = to_string(a);
   for (const FixedRow& r : kFixed)
     if (r.backend == b && r.format == fn && r.algorithm == an) return r.seconds;

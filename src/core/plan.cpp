@@ -31,6 +31,8 @@ auto value_arrays(M& m) {
   using T = typename M::value_type;
   if constexpr (M::kFormat == Format::Hyb)
     return std::vector<Array<T>*>{&m.ell().values(), &m.coo().values()};
+  else if constexpr (reduced_precision(M::kFormat))
+    return std::vector<Array<T>*>{};  // not scattered into: update_values converts again
   else
     return std::vector<Array<T>*>{&m.values()};
 }
@@ -132,6 +134,8 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
   ao.backend = s.backend;
   ao.bandwidth_gbs = options.bandwidth_gbs;
   ao.convert = options.convert;
+  ao.allow_reduced_precision =
+      options.allow_reduced_precision || (options.format && reduced_precision(*options.format));
   PlanReport& r = s.report;
   r.advice = advise(H, work, ao, current);
   host_copy.reset();
@@ -350,9 +354,10 @@ void Plan<T, I>::update_values(std::span<const T> values) {
     return;
   }
 
-  // A converted (or caller's non-CSR) format on the device: convert again from
-  // a CSR over the new values.
-  if (s.space != Space::Host) {
+  // A converted (or caller's non-CSR) format on the device, or one with
+  // reduced-precision values (which must round them): convert again from a
+  // CSR over the new values.
+  if (s.space != Space::Host || reduced_precision(used)) {
     const Csr<T, I>& C = *s.csr_here;
     const Csr<T, I> V(
         static_cast<I>(C.rows()), static_cast<I>(C.cols()),

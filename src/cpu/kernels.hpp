@@ -35,6 +35,10 @@ template <Value T, Index I>
 void spmv_hll_rows(T alpha, const Hll<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 template <Value T, Index I>
 void spmv_hyb_rows(T alpha, const Hyb<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+// SELL-LP (sell_lp.cpp): SELL's slices, values widened to T
+template <Value T, Index I>
+void spmv_sell_lp_rows(T alpha, const SellLp<T, I>& A, const T* x, T beta, T* y,
+                       const ExecContext&);
 template <Value T, Index I>
 void spmv_jad_rows(T alpha, const Jad<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 // DIA (dia.cpp), HDI (hdi.cpp): thread per block of rows, diagonals streamed

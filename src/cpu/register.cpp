@@ -124,6 +124,8 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   constexpr Algorithm rows = Algorithm::CpuRows;
   add_only_kernel<Ell<T, I>>(reg, rows, cpu::spmv_ell_rows<T, I>, cpu::spmm_ell_rows<T, I>);
   add_only_kernel<Sell<T, I>>(reg, rows, cpu::spmv_sell_rows<T, I>, cpu::spmm_sell_rows<T, I>);
+  add_only_kernel<SellLp<T, I>>(reg, rows, cpu::spmv_sell_lp_rows<T, I>,
+                                cpu::spmm_sell_lp_rows<T, I>);
   add_only_kernel<Hll<T, I>>(reg, rows, cpu::spmv_hll_rows<T, I>, cpu::spmm_hll_rows<T, I>);
   add_only_kernel<Dia<T, I>>(reg, rows, cpu::spmv_dia_rows<T, I>, cpu::spmm_dia_rows<T, I>);
   add_only_kernel<Hdi<T, I>>(reg, rows, cpu::spmv_hdi_rows<T, I>, cpu::spmm_hdi_rows<T, I>);

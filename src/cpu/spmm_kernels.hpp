@@ -99,6 +99,10 @@ void spmm_ell_rows(T alpha, const Ell<T, I>& A, DenseView<const T> B, T beta, De
 template <Value T, Index I>
 void spmm_sell_rows(T alpha, const Sell<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                     const ExecContext&);
+// SELL-LP (sell_lp.cpp): the row driver over SELL's slices, values widened to T.
+template <Value T, Index I>
+void spmm_sell_lp_rows(T alpha, const SellLp<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                       const ExecContext&);
 template <Value T, Index I>
 void spmm_hll_rows(T alpha, const Hll<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                    const ExecContext&);

@@ -22,6 +22,7 @@
 #include "core/checked.hpp"
 #include "core/convert_checks.hpp"
 #include "core/convert_formats.hpp"
+#include "core/convert_sell_lp.hpp"
 #include "core/instantiate.hpp"
 #include "core/padded.hpp"
 #include "core/padded_size.hpp"
@@ -298,6 +299,22 @@ Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
                     Known{.nnz = A.nnz()});
 }
 
+// ---- SELL-LP ------------------------------------------------------------------
+
+/// SELL on the device, then its values rounded to the storage type. An
+/// overflowing value is found on the device; the refusal is then the host
+/// check's on a host copy, so that both give the same message.
+template <Value T, Index I>
+SellLp<T, I> device_to_sell_lp(const Csr<T, I>& A, const ConvertOptions& options) {
+  if (conv::first_overflow(A.values().data(), A.nnz()) >= 0)
+    check_reduced_range(A.to(Space::Host));  // throws
+  Sell<T, I> s = device_to_sell(A, options);
+  Array<reduced_value_t<T>> val = device_array<reduced_value_t<T>>(s.stored());
+  conv::round_values(s.values().data(), s.stored(), val.data());
+  finish();
+  return SellLp<T, I>(std::move(s), std::move(val));
+}
+
 // ---- HLL ----------------------------------------------------------------------
 
 template <Value T, Index I>
@@ -565,6 +582,7 @@ void register_cuda_conversions(Registry<T, I>& reg) {
   constexpr Backend kCuda = Backend::Cuda;
   reg.template add_conversion<Ell<T, I>>(kCuda, device_to_ell<T, I>);
   reg.template add_conversion<Sell<T, I>>(kCuda, device_to_sell<T, I>);
+  reg.template add_conversion<SellLp<T, I>>(kCuda, device_to_sell_lp<T, I>);
   reg.template add_conversion<Hll<T, I>>(kCuda, device_to_hll<T, I>);
   reg.template add_conversion<Hyb<T, I>>(kCuda, device_to_hyb<T, I>);
   reg.template add_conversion<Jad<T, I>>(kCuda, device_to_jad<T, I>);

@@ -72,6 +72,18 @@ void length_keys(const I* ptr, std::int64_t rows, std::uint64_t* keys);
 template <Index I>
 void narrow(const std::int64_t* in, std::int64_t n, I* out);
 
+// ---- SELL-LP's values (convert_lowp.cu) ---------------------------------------
+
+/// The position of the first of n values that is finite and overflows
+/// SELL-LP's storage type (float for double, bfloat16 for float), or -1.
+/// Synchronous.
+std::int64_t first_overflow(const double* val, std::int64_t n);
+std::int64_t first_overflow(const float* val, std::int64_t n);
+/// out[k] = in[k] rounded to the storage type (as lowp::narrow on the host),
+/// k < n; bfloat16 as its bits.
+void round_values(const double* in, std::int64_t n, float* out);
+void round_values(const float* in, std::int64_t n, std::uint16_t* out);
+
 // ---- ELLPACK family, HYB, JAD (convert_ellpack.cu) ---------------------------
 
 /// Groups of slots: group g holds slots [g·C, min((g+1)·C, total_slots)); slot

@@ -55,6 +55,20 @@ int sell_lanes(int threads_per_row);
 template <Value T, Index I>
 Algorithm choose_sell(const Sell<T, I>& A);
 
+// ---- SELL-LP (sell_lp.cu): SELL with reduced-precision values -------------------
+
+/// One thread per stored row; values widened to T; results go to y[perm[i]].
+template <Value T, Index I>
+void spmv_sell_lp_thread(T alpha, const SellLp<T, I>& A, const T* x, T beta, T* y,
+                         const ExecContext&);
+/// SELL-P geometry (sell_lanes(threads_per_row) lanes per row), values widened to T.
+template <Value T, Index I>
+void spmv_sell_lp_threads(T alpha, const SellLp<T, I>& A, const T* x, T beta, T* y,
+                          const ExecContext&);
+/// Auto for SELL-LP: SELL's rule.
+template <Value T, Index I>
+Algorithm choose_sell_lp(const SellLp<T, I>& A);
+
 /// A copy of the SELL column indices with every padding entry set to -1, as
 /// cuSPARSE's sliced ELL expects (`out` holds A.stored() entries, device).
 /// Enqueued on `stream`.

@@ -19,6 +19,10 @@ void register_cuda_ellpack_kernels(Registry<T, I>& reg) {
   add_spmv_kernels<Sell<T, I>>(reg, cuda::choose_sell<T, I>,  // SELL-C-σ / SELL-P
                                {{Algorithm::ThreadPerRow, cuda::spmv_sell_thread<T, I>},
                                 {Algorithm::ThreadsPerRow, cuda::spmv_sell_threads<T, I>}});
+  // SELL-LP: SELL's kernels over reduced-precision values (opt-in format).
+  add_spmv_kernels<SellLp<T, I>>(reg, cuda::choose_sell_lp<T, I>,
+                                 {{Algorithm::ThreadPerRow, cuda::spmv_sell_lp_thread<T, I>},
+                                  {Algorithm::ThreadsPerRow, cuda::spmv_sell_lp_threads<T, I>}});
   add_spmv_kernels<Hll<T, I>>(reg, cuda::choose_ellpack<Hll<T, I>>,
                               {{Algorithm::ThreadPerRow, cuda::spmv_hll_rows<1, T, I>},
                                {Algorithm::TwoThreadsPerRow, cuda::spmv_hll_rows<2, T, I>}});

@@ -32,6 +32,7 @@ struct AdviseArgs {
   double bandwidth = 0;
   bool tune = false;
   bool json = false;
+  bool allow_reduced_precision = false;
   TypeOptions types;
 };
 
@@ -81,6 +82,7 @@ void advise_file(const AdviseArgs& args) {
     po.tune_within = 1e300;
     po.tune_budget = 1e300;
     po.bandwidth_gbs = args.bandwidth;
+    po.allow_reduced_precision = args.allow_reduced_precision;
     std::optional<Csr<T, I>> device;
     if (backend == Backend::Cuda) device = A.to(Space::Device);
     const Plan<T, I> plan(device ? *device : A, work, po);
@@ -91,6 +93,7 @@ void advise_file(const AdviseArgs& args) {
     AdvisorOptions ao;
     ao.backend = backend;
     ao.bandwidth_gbs = args.bandwidth;
+    ao.allow_reduced_precision = args.allow_reduced_precision;
     adv = advise(A, work, ao);
   }
   const double advise_s = seconds_since(t_advise);
@@ -195,6 +198,9 @@ void add_advise(CLI::App& app) {
   cmd->add_flag("--tune", args->tune,
                 "Measure the best predicted candidates (converts them and runs a few products)");
   cmd->add_flag("--json", args->json, "Print the advice as JSON");
+  cmd->add_flag("--allow-reduced-precision", args->allow_reduced_precision,
+                "Let formats with reduced-precision values (sell_lp: float values for f64, "
+                "bfloat16 for f32; docs/formats.md gives the error bound) be candidates");
   args->types.add_to(cmd, "Value type: f32 or f64");
   cmd->footer(
       "Ranks every (format, kernel) of the backend by the predicted total time of N\n"

@@ -57,6 +57,8 @@ void info(const InfoArgs& args) {
         fp.converted = true;
       } catch (const Unsupported& e) {
         fp.reason = e.what();
+      } catch (const InvalidInput& e) {  // SELL-LP: a value beyond its storage type's range
+        fp.reason = e.what();
       }
     }
     footprints.push_back(std::move(fp));

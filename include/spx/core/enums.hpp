@@ -23,11 +23,14 @@ enum class Format : std::uint8_t {
   Hyb,   ///< ELL part plus COO remainder
   Jad,   ///< jagged diagonals
   Bcsr,  ///< square b×b blocks, column-major inside each block
+  /// SELL with its values in reduced precision (float for f64, bfloat16 for
+  /// f32): opt-in (sell_lp.hpp)
+  SellLp,
 };
 
-inline constexpr std::array kAllFormats{Format::Coo,  Format::Csr, Format::Csc, Format::Ell,
-                                        Format::Sell, Format::Hll, Format::Dia, Format::Hdi,
-                                        Format::Hyb,  Format::Jad, Format::Bcsr};
+inline constexpr std::array kAllFormats{Format::Coo,  Format::Csr, Format::Csc,  Format::Ell,
+                                        Format::Sell, Format::Hll, Format::Dia,  Format::Hdi,
+                                        Format::Hyb,  Format::Jad, Format::Bcsr, Format::SellLp};
 
 /// Kernel variants. One enum for all formats; each kernel is registered with
 /// the (format, algorithm, backend) it implements, so names repeat meaningfully
