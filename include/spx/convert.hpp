@@ -19,10 +19,11 @@ struct ConvertOptions {
   std::size_t max_bytes_floor = std::size_t{64} << 20;
   int block_size = 4;            ///< BCSR b (1..32)
   double min_block_fill = 0.05;  ///< BCSR refuses below this fraction of stored block entries
-  int slice_size = 32;           ///< SELL C
-  int sigma = 1;  ///< SELL σ (rows sorted by length within windows of σ rows; 1 keeps order)
-  int threads_per_row = 1;      ///< SELL-P: slice width padded to a multiple of this
-  int hack_size = 32;           ///< HLL and HDI hack height
+  int slice_size = 32;           ///< SELL and SELL-pack C
+  int sigma =
+      1;  ///< SELL and SELL-pack σ (rows sorted by length within windows of σ rows; 1 keeps order)
+  int threads_per_row = 1;  ///< SELL-P (and SELL-pack): slice width padded to a multiple of this
+  int hack_size = 32;       ///< HLL and HDI hack height
   std::int64_t hyb_width = -1;  ///< HYB ELL width K; -1 applies Bell and Garland's rule
 };
 
@@ -67,6 +68,10 @@ inline constexpr detail::ToFormat<Format::Dia> to_dia{};
 inline constexpr detail::ToFormat<Format::Hdi> to_hdi{};
 /// BCSR with blocks of block_size (1..32).
 inline constexpr detail::ToFormat<Format::Bcsr> to_bcsr{};
+/// SELL-C-σ with packed column indices (SellPack): the slices of to_sell
+/// (slice_size, sigma, threads_per_row), each slice whose columns span at
+/// most 65536 stored as 16-bit offsets from its smallest column.
+inline constexpr detail::ToFormat<Format::SellPack> to_sell_pack{};
 
 // ---- format → CSR -----------------------------------------------------------
 
