@@ -49,7 +49,7 @@ double median(std::vector<double> v) {
 /// on CUDA, SELL-pack runs SELL's kernel on fewer bytes, so SELL's
 /// efficiencies and fixed costs apply to its byte count (its conversion is
 /// SELL's plus one pass over the column indices). On the CPU it does not: on
-/// the quick suite SELL-pack's kernel measured 5-15% slower than SELL's
+/// the quick suite SELL-pack's kernel measured 1-24% slower than SELL's
 /// (cache-resident matrices, bench/results/README.md), so it keeps the
 /// uncalibrated fallback there and is not picked until measured.
 std::string_view calibrated_name(Backend b, Format f) {
