@@ -19,11 +19,10 @@ struct ConvertOptions {
   std::size_t max_bytes_floor = std::size_t{64} << 20;
   int block_size = 4;            ///< BCSR b (1..32)
   double min_block_fill = 0.05;  ///< BCSR refuses below this fraction of stored block entries
-  int slice_size = 32;           ///< SELL and SELL-pack C
-  int sigma =
-      1;  ///< SELL and SELL-pack σ (rows sorted by length within windows of σ rows; 1 keeps order)
-  int threads_per_row = 1;  ///< SELL-P (and SELL-pack): slice width padded to a multiple of this
-  int hack_size = 32;       ///< HLL and HDI hack height
+  int slice_size = 32;           ///< SELL C (SELL-pack takes SELL's three parameters)
+  int sigma = 1;  ///< SELL σ (rows sorted by length within windows of σ rows; 1 keeps order)
+  int threads_per_row = 1;      ///< SELL-P: slice width padded to a multiple of this
+  int hack_size = 32;           ///< HLL and HDI hack height
   std::int64_t hyb_width = -1;  ///< HYB ELL width K; -1 applies Bell and Garland's rule
 };
 

@@ -1,6 +1,6 @@
 // The CUDA kernels of the ELLPACK family in the registry (ELL, SELL,
-// SELL-pack, HLL, JAD, HYB), their Auto rules, and the cuSPARSE SELL baseline. Called from
-// src/cuda/register.cu.
+// SELL-pack, HLL, JAD, HYB), their Auto rules, and the cuSPARSE SELL
+// baseline. Called from src/cuda/register.cu.
 //
 // Determinism: every kernel here sums each row in a fixed order (lanes'
 // partial sums added in lane order), except HYB, whose COO part adds with
