@@ -79,6 +79,18 @@ std::pair<std::string, std::vector<Part>> describe(const Matrix<T, I>& M) {
           p = {part("slice_ptr", m.slice_ptr()), part("slice_width", m.slice_width()),
                part("col_idx", m.col_idx()),     part("values", m.values()),
                part("row_len", m.row_len()),     part("perm", m.perm())};
+        } else if constexpr (std::is_same_v<F, SellPack<T, I>>) {
+          s += fmt::format("nnz={} C={} sigma={} tpr={}", m.nnz(), m.slice_size(), m.sigma(),
+                           m.threads_per_row());
+          p = {part("slice_ptr", m.slice_ptr()),
+               part("slice_width", m.slice_width()),
+               part("slice_base", m.slice_base()),
+               part("pack_ptr", m.pack_ptr()),
+               part("col16", m.col16()),
+               part("col_idx", m.col_idx()),
+               part("values", m.values()),
+               part("row_len", m.row_len()),
+               part("perm", m.perm())};
         } else if constexpr (std::is_same_v<F, SellLp<T, I>>) {
           s += fmt::format("nnz={} C={} sigma={} tpr={}", m.nnz(), m.slice_size(), m.sigma(),
                            m.threads_per_row());
@@ -208,6 +220,11 @@ Variants core_variants() {
     o.sigma = 128;
     o.threads_per_row = 4;
   });
+  add(v, "SELL_PACK", Format::SellPack, none);
+  add(v, "SELL_PACK C=32 sigma=128 tpr=4", Format::SellPack, [](ConvertOptions& o) {
+    o.sigma = 128;
+    o.threads_per_row = 4;
+  });
   add(v, "BCSR b=3", Format::Bcsr, [](ConvertOptions& o) {
     o.block_size = 3;
     o.min_block_fill = 0;
@@ -268,6 +285,19 @@ Variants all_variants() {
   });
   for (int H : {32, 1, 7, 100, 0})
     add(v, fmt::format("HLL H={}", H), Format::Hll, [=](ConvertOptions& o) { o.hack_size = H; });
+  for (auto [C, sigma, tpr] :
+       std::vector<std::tuple<int, int, int>>{{32, 1, 1}, {32, 64, 4}, {5, 10, 1}, {0, 1, 1}})
+    add(v, fmt::format("SELL_PACK C={} sigma={} tpr={}", C, sigma, tpr), Format::SellPack,
+        [=](ConvertOptions& o) {
+          o.slice_size = C;
+          o.sigma = sigma;
+          o.threads_per_row = tpr;
+        });
+  add(v, "SELL_PACK tight budget", Format::SellPack, [](ConvertOptions& o) {
+    o.sigma = 64;
+    o.max_bytes_floor = 0;
+    o.max_expansion = 1.2;
+  });
   add(v, "HLL tight budget", Format::Hll, [](ConvertOptions& o) {
     o.max_bytes_floor = 0;
     o.max_expansion = 1.1;
@@ -414,6 +444,10 @@ TYPED_TEST(CudaConvert, StressGeometryMatchesHostConversion) {
          const double u = static_cast<double>(g() % 100000 + 1) / 100000.0;
          return static_cast<std::int64_t>(std::min(400.0, 1.0 / (u * u)));
        }},
+      // SELL-pack: the far entries (1 in 8) make some slices span more than
+      // 65535 columns (fallback) and leave others within it (packed).
+      {"packed-and-fallback", 1000, 70000 * scale,
+       [](std::int64_t, auto& g) -> std::int64_t { return 1 + g() % 9; }},
       // Wide and short.
       {"wide", 40, 50000 * scale, [](std::int64_t, auto& g) -> std::int64_t { return g() % 200; }},
   };
@@ -452,7 +486,7 @@ TYPED_TEST(CudaConvert, RoundTripThroughTheDeviceIsExact) {
   o.min_block_fill = 0;
   o.sigma = 64;
   for (Format f : {Format::Ell, Format::Sell, Format::Hll, Format::Hyb, Format::Jad, Format::Dia,
-                   Format::Hdi, Format::Bcsr, Format::Coo}) {
+                   Format::Hdi, Format::Bcsr, Format::Coo, Format::SellPack}) {
     SCOPED_TRACE(to_string(f));
     const Matrix<T, I> host = std::visit(
         [](const auto& m) { return Matrix<T, I>(m.to(Space::Host)); }, convert(dA, f, o));

@@ -124,6 +124,8 @@ std::vector<Variant<T, I>> device_variants(const Csr<T, I>& A) {
     o.threads_per_row = p.tpr;
     out.push_back(
         {fmt::format("SELL C={} sigma={} tpr={}", p.C, p.sigma, p.tpr), dev(to_sell(A, o))});
+    out.push_back({fmt::format("SELL_PACK C={} sigma={} tpr={}", p.C, p.sigma, p.tpr),
+                   dev(to_sell_pack(A, o))});
   }
   for (int H : {32, 5, 1}) {
     ConvertOptions o;
@@ -150,8 +152,9 @@ TYPED_TEST(CudaEllpack, EveryKernelOnGeometryCases) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  std::set<Algorithm> ran[5];  // per format, in the order of kFormats below
-  constexpr Format kFormats[] = {Format::Ell, Format::Sell, Format::Hll, Format::Jad, Format::Hyb};
+  std::set<Algorithm> ran[6];  // per format, in the order of kFormats below
+  constexpr Format kFormats[] = {Format::Ell, Format::Sell, Format::Hll,
+                                 Format::Jad, Format::Hyb,  Format::SellPack};
   for (auto& [name, A] : geometry_cases<T, I>()) {
     const std::uint64_t seed = fresh_seed();
     const auto x = random_values<T>(A.cols(), seed);
@@ -175,13 +178,13 @@ TYPED_TEST(CudaEllpack, EveryKernelOnGeometryCases) {
               EXPECT_EQ(info.deterministic, k->info.deterministic) << what;
             });
         if (!passed) return;
-        for (int f = 0; f < 5; ++f)
+        for (int f = 0; f < 6; ++f)
           if (kFormats[f] == k->info.format) ran[f].insert(k->info.algorithm);
       }
     }
   }
-  // Guard: every registered kernel of the five formats ran (the baseline too).
-  for (int f = 0; f < 5; ++f) {
+  // Guard: every registered kernel of the six formats ran (the baseline too).
+  for (int f = 0; f < 6; ++f) {
     EXPECT_FALSE(ran[f].empty()) << to_string(kFormats[f]);
     for (const auto* k : cuda_kernels<T, I>(kFormats[f]))
       EXPECT_EQ(ran[f].count(k->info.algorithm), 1u)

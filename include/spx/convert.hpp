@@ -19,7 +19,7 @@ struct ConvertOptions {
   std::size_t max_bytes_floor = std::size_t{64} << 20;
   int block_size = 4;            ///< BCSR b (1..32)
   double min_block_fill = 0.05;  ///< BCSR refuses below this fraction of stored block entries
-  int slice_size = 32;           ///< SELL C
+  int slice_size = 32;           ///< SELL C (SELL-pack takes SELL's three parameters)
   int sigma = 1;  ///< SELL σ (rows sorted by length within windows of σ rows; 1 keeps order)
   int threads_per_row = 1;      ///< SELL-P: slice width padded to a multiple of this
   int hack_size = 32;           ///< HLL and HDI hack height
@@ -72,6 +72,10 @@ inline constexpr detail::ToFormat<Format::Dia> to_dia{};
 inline constexpr detail::ToFormat<Format::Hdi> to_hdi{};
 /// BCSR with blocks of block_size (1..32).
 inline constexpr detail::ToFormat<Format::Bcsr> to_bcsr{};
+/// SELL-C-σ with packed column indices (SellPack): the slices of to_sell
+/// (slice_size, sigma, threads_per_row), each slice whose columns span at
+/// most 65536 stored as 16-bit offsets from its smallest column.
+inline constexpr detail::ToFormat<Format::SellPack> to_sell_pack{};
 
 // ---- format → CSR -----------------------------------------------------------
 

@@ -201,7 +201,7 @@ class Matrix:
 
     def to(self, format, **options):
         """A copy in `format` (any of formats()); options are the conversion
-        parameters: slice_size, sigma, threads_per_row (SELL), hack_size (HLL,
+        parameters: slice_size, sigma, threads_per_row (SELL, SELL-pack), hack_size (HLL,
         HDI), block_size, min_block_fill (BCSR), hyb_width (HYB),
         max_expansion (padded formats)."""
         if not isinstance(format, str):

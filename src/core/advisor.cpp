@@ -322,6 +322,41 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
     constexpr auto SS = static_cast<std::int64_t>(sizeof(reduced_value_t<T>));
     f.bytes = sell_stored * (SS + SI) + sell_index * SI;
   }
+  // SELL-pack: SELL's slices (and refusals); the entries of a slice whose
+  // true columns span at most 65535 keep 2-byte offsets instead of indices.
+  {
+    Footprint& f = at(Format::SellPack);
+    f.refused = at(Format::Sell).refused;
+    f.bytes = at(Format::Sell).bytes;
+    if (f.refused.empty()) {
+      const std::int64_t C = o.slice_size, sigma = o.sigma, tpr = o.threads_per_row;
+      const std::int64_t slices = (m + C - 1) / C;
+      std::vector<std::int64_t> order(static_cast<std::size_t>(m));
+      for (std::int64_t r = 0; r < m; ++r)
+        order[static_cast<std::size_t>(r)] = r;
+      if (sigma > 1)
+        for (std::int64_t w = 0; w < m; w += sigma)
+          std::stable_sort(order.begin() + w, order.begin() + std::min(m, w + sigma),
+                           [&](std::int64_t a, std::int64_t b) { return len(a) > len(b); });
+      std::int64_t stored = 0, packed = 0;
+      for (std::int64_t sl = 0; sl < slices; ++sl) {
+        std::int64_t w = 0, lo = n, hi = -1;
+        for (std::int64_t i = sl * C; i < std::min(m, sl * C + C); ++i) {
+          const std::int64_t r = order[static_cast<std::size_t>(i)];
+          w = std::max(w, len(r));
+          if (len(r) > 0) {
+            lo = std::min<std::int64_t>(lo, col[ptr[r]]);
+            hi = std::max<std::int64_t>(hi, col[ptr[r + 1] - 1]);
+          }
+        }
+        w = (w + tpr - 1) / tpr * tpr;
+        stored += C * w;
+        if (hi - lo <= SellPack<T, I>::kMaxSpan) packed += C * w;
+      }
+      f.bytes = stored * ST + packed * 2 + (stored - packed) * SI +
+                (4 * slices + 2 + m + (sigma > 1 ? m : 0)) * SI;
+    }
+  }
   // HLL: hacks of H rows, each padded to its longest row.
   std::int64_t hll_stored = 0;  // also a lower bound of HDI's stored values
   {

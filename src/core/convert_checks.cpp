@@ -8,6 +8,7 @@ namespace spx::detail {
 void check_options(Format f, const ConvertOptions& options) {
   switch (f) {
     case Format::Sell:
+    case Format::SellPack:
     case Format::SellLp:
       check_sell_parameters(options.slice_size, options.sigma, options.threads_per_row);
       break;

@@ -17,7 +17,7 @@ namespace {
 template <class E, std::size_t N>
 using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr NameTable<Format, 12> kFormatNames{{
+constexpr NameTable<Format, 13> kFormatNames{{
     {Format::Coo, "coo"},
     {Format::Csr, "csr"},
     {Format::Csc, "csc"},
@@ -29,6 +29,7 @@ constexpr NameTable<Format, 12> kFormatNames{{
     {Format::Hyb, "hyb"},
     {Format::Jad, "jad"},
     {Format::Bcsr, "bcsr"},
+    {Format::SellPack, "sell_pack"},
     {Format::SellLp, "sell_lp"},
 }};
 

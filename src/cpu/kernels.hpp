@@ -41,6 +41,10 @@ void spmv_sell_lp_rows(T alpha, const SellLp<T, I>& A, const T* x, T beta, T* y,
                        const ExecContext&);
 template <Value T, Index I>
 void spmv_jad_rows(T alpha, const Jad<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+// SELL-pack (sell_pack.cpp): thread per slice, packed or fallback indices
+template <Value T, Index I>
+void spmv_sell_pack_rows(T alpha, const SellPack<T, I>& A, const T* x, T beta, T* y,
+                         const ExecContext&);
 // DIA (dia.cpp), HDI (hdi.cpp): thread per block of rows, diagonals streamed
 template <Value T, Index I>
 void spmv_dia_rows(T alpha, const Dia<T, I>& A, const T* x, T beta, T* y, const ExecContext&);

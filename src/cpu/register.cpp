@@ -131,6 +131,8 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   add_only_kernel<Hdi<T, I>>(reg, rows, cpu::spmv_hdi_rows<T, I>, cpu::spmm_hdi_rows<T, I>);
   add_only_kernel<Hyb<T, I>>(reg, rows, cpu::spmv_hyb_rows<T, I>, cpu::spmm_hyb_rows<T, I>);
   add_only_kernel<Jad<T, I>>(reg, rows, cpu::spmv_jad_rows<T, I>, cpu::spmm_jad_rows<T, I>);
+  add_only_kernel<SellPack<T, I>>(reg, rows, cpu::spmv_sell_pack_rows<T, I>,
+                                  cpu::spmm_sell_pack_rows<T, I>);
   add_only_kernel<Bcsr<T, I>>(reg, Algorithm::CpuBlockRows, cpu::spmv_bcsr_block_rows<T, I>,
                               cpu::spmm_bcsr_block_rows<T, I>);
 

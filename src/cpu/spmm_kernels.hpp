@@ -109,6 +109,9 @@ void spmm_hll_rows(T alpha, const Hll<T, I>& A, DenseView<const T> B, T beta, De
 template <Value T, Index I>
 void spmm_hyb_rows(T alpha, const Hyb<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                    const ExecContext&);
+template <Value T, Index I>  // sell_pack.cpp
+void spmm_sell_pack_rows(T alpha, const SellPack<T, I>& A, DenseView<const T> B, T beta,
+                         DenseView<T> C, const ExecContext&);
 template <Value T, Index I>
 void spmm_dia_rows(T alpha, const Dia<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                    const ExecContext&);

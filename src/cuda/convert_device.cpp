@@ -299,6 +299,38 @@ Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
                     Known{.nnz = A.nnz()});
 }
 
+// ---- SELL-pack --------------------------------------------------------------------
+
+/// SELL (above: its sizes, checks and refusals), then two passes over its
+/// column indices: the slices' bases and packed sizes (a warp per slice), an
+/// exclusive sum, and the split into 16-bit offsets and full indices (a
+/// thread per stored entry). SELL's values move over; its per-slice and
+/// per-row arrays are copied.
+template <Value T, Index I>
+SellPack<T, I> device_to_sell_pack(const Csr<T, I>& A, const ConvertOptions& options) {
+  Sell<T, I> S = device_to_sell(A, options);
+  const std::int64_t rows = S.rows(), C = S.slice_size(), slices = S.num_slices();
+  const std::int64_t stored = S.stored();
+  Array<I> base = device_array<I>(slices);
+  Array<I> pack_ptr = device_array<I>(slices + 1);
+  Scratch<std::int64_t> count(slices + 1);
+  conv::sell_pack_bases(rows, C, slices, S.slice_ptr().data(), S.slice_width().data(),
+                        S.row_len().data(), S.col_idx().data(), base.data(), count.get());
+  conv::exclusive_sum(count.get(), slices + 1);
+  conv::narrow(count.get(), slices + 1, pack_ptr.data());
+  const std::int64_t packed = conv::read_back(count.get() + slices);
+  Array<std::uint16_t> col16 = device_array<std::uint16_t>(packed);
+  Array<I> col32 = device_array<I>(stored - packed);
+  conv::sell_pack_fill(rows, C, slices, stored, S.slice_ptr().data(), pack_ptr.data(), base.data(),
+                       S.row_len().data(), S.col_idx().data(), col16.data(), col32.data());
+  finish();
+  return SellPack<T, I>(A.rows(), A.cols(), S.slice_size(), S.sigma(), S.threads_per_row(),
+                        S.slice_ptr().clone(), S.slice_width().clone(), std::move(base),
+                        std::move(pack_ptr), std::move(col16), std::move(col32),
+                        std::move(S.values()), S.row_len().clone(), S.perm().clone(),
+                        Known{.nnz = A.nnz()});
+}
+
 // ---- SELL-LP ------------------------------------------------------------------
 
 /// SELL on the device, then its values rounded to the storage type. An
@@ -582,6 +614,7 @@ void register_cuda_conversions(Registry<T, I>& reg) {
   constexpr Backend kCuda = Backend::Cuda;
   reg.template add_conversion<Ell<T, I>>(kCuda, device_to_ell<T, I>);
   reg.template add_conversion<Sell<T, I>>(kCuda, device_to_sell<T, I>);
+  reg.template add_conversion<SellPack<T, I>>(kCuda, device_to_sell_pack<T, I>);
   reg.template add_conversion<SellLp<T, I>>(kCuda, device_to_sell_lp<T, I>);
   reg.template add_conversion<Hll<T, I>>(kCuda, device_to_hll<T, I>);
   reg.template add_conversion<Hyb<T, I>>(kCuda, device_to_hyb<T, I>);

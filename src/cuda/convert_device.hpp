@@ -1,5 +1,5 @@
-// Device-side conversions CSR → ELL, SELL, HLL, HYB, JAD, DIA, HDI, BCSR,
-// COO: a CSR in device memory is converted without travelling to the host,
+// Device-side conversions CSR → ELL, SELL, SELL-pack, HLL, HYB, JAD, DIA,
+// HDI, BCSR, COO: a CSR in device memory is converted without travelling to the host,
 // and the result is identical, array by array and bit by bit, to the host
 // conversion followed by .to(Space::Device) (refusals included: the same size
 // checks, on the same numbers, before anything large is allocated).
@@ -150,6 +150,24 @@ void jad_counts(const std::uint64_t* sorted_keys, std::int64_t rows, std::int64_
                 std::int64_t* count);
 void jad_groups(const std::uint64_t* sorted_keys, std::int64_t rows, std::int64_t longest,
                 std::int64_t groups, std::int64_t* width, std::int64_t* units);
+
+// ---- SELL-pack, from a device SELL (convert_sell_pack.cu) -------------------
+
+/// base[s] = the smallest column of slice s's true entries when they span at
+/// most 65535 columns (0 for a slice without entries), else −1; count[s] =
+/// C × slice_width[s] for a packed slice, else 0; count[slices] = 0.
+template <Index I>
+void sell_pack_bases(std::int64_t rows, std::int64_t C, std::int64_t slices, const I* slice_ptr,
+                     const I* slice_width, const I* row_len, const I* col, I* base,
+                     std::int64_t* count);
+/// Splits SELL's column indices `col` (stored entries): packed slices'
+/// entries go to col16 at pack_ptr[s] + position in the slice, as offsets
+/// from base[s] (0 for padding); fallback slices' to col32 at slice_ptr[s] −
+/// pack_ptr[s] + position.
+template <Index I>
+void sell_pack_fill(std::int64_t rows, std::int64_t C, std::int64_t slices, std::int64_t stored,
+                    const I* slice_ptr, const I* pack_ptr, const I* base, const I* row_len,
+                    const I* col, std::uint16_t* col16, I* col32);
 
 // ---- DIA, HDI, BCSR (convert_diag.cu) ---------------------------------------
 

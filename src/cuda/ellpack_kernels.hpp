@@ -75,6 +75,22 @@ Algorithm choose_sell_lp(const SellLp<T, I>& A);
 template <Value T, Index I>
 void sell_cusparse_columns(const Sell<T, I>& A, I* out, CUstream_st* stream);
 
+// ---- SELL-pack (sell_pack.cu) ----------------------------------------------------
+
+/// SELL's kernels on SELL-pack: one thread (ThreadPerRow) or V =
+/// sell_lanes(threads_per_row) lanes (ThreadsPerRow) per stored row, the
+/// columns decoded from the slice's 16-bit offsets or read from its full
+/// indices; results go to y[perm[i]].
+template <Value T, Index I>
+void spmv_sell_pack_thread(T alpha, const SellPack<T, I>& A, const T* x, T beta, T* y,
+                           const ExecContext&);
+template <Value T, Index I>
+void spmv_sell_pack_threads(T alpha, const SellPack<T, I>& A, const T* x, T beta, T* y,
+                            const ExecContext&);
+/// Auto for SELL-pack: SELL's rule (ThreadsPerRow when threads_per_row > 1).
+template <Value T, Index I>
+Algorithm choose_sell_pack(const SellPack<T, I>& A);
+
 // ---- HLL (hll.cu) ---------------------------------------------------------------
 
 /// As spmv_ell_rows, V = 1 or 2 threads per row, with the hacks' layout.

@@ -1,6 +1,6 @@
-// The CUDA kernels of the ELLPACK family in the registry (ELL, SELL, HLL,
-// JAD, HYB), their Auto rules, and the cuSPARSE SELL baseline. Called from
-// src/cuda/register.cu.
+// The CUDA kernels of the ELLPACK family in the registry (ELL, SELL,
+// SELL-pack, HLL, JAD, HYB), their Auto rules, and the cuSPARSE SELL
+// baseline. Called from src/cuda/register.cu.
 //
 // Determinism: every kernel here sums each row in a fixed order (lanes'
 // partial sums added in lane order), except HYB, whose COO part adds with
@@ -19,6 +19,10 @@ void register_cuda_ellpack_kernels(Registry<T, I>& reg) {
   add_spmv_kernels<Sell<T, I>>(reg, cuda::choose_sell<T, I>,  // SELL-C-σ / SELL-P
                                {{Algorithm::ThreadPerRow, cuda::spmv_sell_thread<T, I>},
                                 {Algorithm::ThreadsPerRow, cuda::spmv_sell_threads<T, I>}});
+  add_spmv_kernels<SellPack<T, I>>(
+      reg, cuda::choose_sell_pack<T, I>,  // SELL's, packed columns
+      {{Algorithm::ThreadPerRow, cuda::spmv_sell_pack_thread<T, I>},
+       {Algorithm::ThreadsPerRow, cuda::spmv_sell_pack_threads<T, I>}});
   // SELL-LP: SELL's kernels over reduced-precision values (opt-in format).
   add_spmv_kernels<SellLp<T, I>>(reg, cuda::choose_sell_lp<T, I>,
                                  {{Algorithm::ThreadPerRow, cuda::spmv_sell_lp_thread<T, I>},

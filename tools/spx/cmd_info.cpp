@@ -133,14 +133,14 @@ void info(const InfoArgs& args) {
     fill += fmt::format("{}b={} {:.3f}", b > 2 ? "  " : "", b, s.fill(b));
   fmt::print("  block fill   {}\n", fill);
   fmt::print("\nfootprint ({} values, {} indices)\n", type_name<T>(), index_name<I>());
-  fmt::print("  {:<6} {:>14} {:>10} {:>12}\n", "format", "bytes", "bytes/nnz", "convert ms");
+  fmt::print("  {:<9} {:>14} {:>10} {:>12}\n", "format", "bytes", "bytes/nnz", "convert ms");
   for (const auto& fp : footprints) {
     if (fp.converted)
-      fmt::print("  {:<6} {:>14} {:>10} {:>12.3f}\n", to_string(fp.format), fp.bytes,
+      fmt::print("  {:<9} {:>14} {:>10} {:>12.3f}\n", to_string(fp.format), fp.bytes,
                  s.nnz > 0 ? fmt::format("{:.2f}", per_nnz(fp.bytes)) : std::string("-"),
                  fp.seconds * 1e3);
     else
-      fmt::print("  {:<6} {}\n", to_string(fp.format), fp.reason);
+      fmt::print("  {:<9} {}\n", to_string(fp.format), fp.reason);
   }
 }
 

@@ -15,22 +15,24 @@ enum class Format : std::uint8_t {
   Coo,
   Csr,
   Csc,
-  Ell,   ///< ELLPACK-R: column-major, padded to the longest row, with row lengths
-  Sell,  ///< SELL-C-σ / SELL-P: slices of C rows sorted within windows of σ rows
-  Hll,   ///< Hacked ELLPACK: one ELL per hack of H rows
-  Dia,   ///< diagonals with offsets
-  Hdi,   ///< Hacked DIA: one DIA per hack of rows
-  Hyb,   ///< ELL part plus COO remainder
-  Jad,   ///< jagged diagonals
-  Bcsr,  ///< square b×b blocks, column-major inside each block
+  Ell,       ///< ELLPACK-R: column-major, padded to the longest row, with row lengths
+  Sell,      ///< SELL-C-σ / SELL-P: slices of C rows sorted within windows of σ rows
+  Hll,       ///< Hacked ELLPACK: one ELL per hack of H rows
+  Dia,       ///< diagonals with offsets
+  Hdi,       ///< Hacked DIA: one DIA per hack of rows
+  Hyb,       ///< ELL part plus COO remainder
+  Jad,       ///< jagged diagonals
+  Bcsr,      ///< square b×b blocks, column-major inside each block
+  SellPack,  ///< SELL-C-σ with 16-bit column offsets per slice (32-bit fallback slices)
   /// SELL with its values in reduced precision (float for f64, bfloat16 for
   /// f32): opt-in (sell_lp.hpp)
   SellLp,
 };
 
-inline constexpr std::array kAllFormats{Format::Coo,  Format::Csr, Format::Csc,  Format::Ell,
-                                        Format::Sell, Format::Hll, Format::Dia,  Format::Hdi,
-                                        Format::Hyb,  Format::Jad, Format::Bcsr, Format::SellLp};
+inline constexpr std::array kAllFormats{Format::Coo,   Format::Csr, Format::Csc,  Format::Ell,
+                                        Format::Sell,  Format::Hll, Format::Dia,  Format::Hdi,
+                                        Format::Hyb,   Format::Jad, Format::Bcsr, Format::SellPack,
+                                        Format::SellLp};
 
 /// Kernel variants. One enum for all formats; each kernel is registered with
 /// the (format, algorithm, backend) it implements, so names repeat meaningfully
