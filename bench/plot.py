@@ -54,7 +54,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-FORMAT_ORDER = ["coo", "csr", "csc", "ell", "sell", "hll", "dia", "hdi", "hyb", "jad", "bcsr"]
+FORMAT_ORDER = ["coo", "csr", "csc", "ell", "sell", "hll", "dia", "hdi", "hyb", "jad", "bcsr", "sym_csr"]
 
 
 def save(fig, out, title=None, fontsize=9):

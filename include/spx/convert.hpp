@@ -67,6 +67,10 @@ inline constexpr detail::ToFormat<Format::Dia> to_dia{};
 inline constexpr detail::ToFormat<Format::Hdi> to_hdi{};
 /// BCSR with blocks of block_size (1..32).
 inline constexpr detail::ToFormat<Format::Bcsr> to_bcsr{};
+/// SymCsr: the lower triangle and the diagonal of a symmetric matrix. Refuses
+/// (Unsupported) a matrix that is not square, or not symmetric in structure
+/// and values (a_ij == a_ji exactly), naming the first asymmetric entry.
+inline constexpr detail::ToFormat<Format::SymCsr> to_sym_csr{};
 
 // ---- format → CSR -----------------------------------------------------------
 

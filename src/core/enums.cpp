@@ -17,7 +17,7 @@ namespace {
 template <class E, std::size_t N>
 using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr NameTable<Format, 11> kFormatNames{{
+constexpr NameTable<Format, 12> kFormatNames{{
     {Format::Coo, "coo"},
     {Format::Csr, "csr"},
     {Format::Csc, "csc"},
@@ -29,6 +29,7 @@ constexpr NameTable<Format, 11> kFormatNames{{
     {Format::Hyb, "hyb"},
     {Format::Jad, "jad"},
     {Format::Bcsr, "bcsr"},
+    {Format::SymCsr, "sym_csr"},
 }};
 
 constexpr NameTable<Algorithm, 30> kAlgorithmNames{{

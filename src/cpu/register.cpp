@@ -129,6 +129,10 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   add_only_kernel<Hdi<T, I>>(reg, rows, cpu::spmv_hdi_rows<T, I>, cpu::spmm_hdi_rows<T, I>);
   add_only_kernel<Hyb<T, I>>(reg, rows, cpu::spmv_hyb_rows<T, I>, cpu::spmm_hyb_rows<T, I>);
   add_only_kernel<Jad<T, I>>(reg, rows, cpu::spmv_jad_rows<T, I>, cpu::spmm_jad_rows<T, I>);
+  // SYM_CSR: row ranges per thread, the mirrors of the lower triangle into
+  // the own range or a private buffer (sym_csr.cpp).
+  add_only_kernel<SymCsr<T, I>>(reg, rows, cpu::spmv_sym_csr_rows<T, I>,
+                                cpu::spmm_sym_csr_rows<T, I>);
   add_only_kernel<Bcsr<T, I>>(reg, Algorithm::CpuBlockRows, cpu::spmv_bcsr_block_rows<T, I>,
                               cpu::spmm_bcsr_block_rows<T, I>);
 

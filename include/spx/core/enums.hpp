@@ -23,11 +23,13 @@ enum class Format : std::uint8_t {
   Hyb,   ///< ELL part plus COO remainder
   Jad,   ///< jagged diagonals
   Bcsr,  ///< square b×b blocks, column-major inside each block
+  /// symmetric: CSR of the lower triangle and the diagonal, applied twice
+  SymCsr,
 };
 
-inline constexpr std::array kAllFormats{Format::Coo,  Format::Csr, Format::Csc, Format::Ell,
-                                        Format::Sell, Format::Hll, Format::Dia, Format::Hdi,
-                                        Format::Hyb,  Format::Jad, Format::Bcsr};
+inline constexpr std::array kAllFormats{Format::Coo,  Format::Csr, Format::Csc,  Format::Ell,
+                                        Format::Sell, Format::Hll, Format::Dia,  Format::Hdi,
+                                        Format::Hyb,  Format::Jad, Format::Bcsr, Format::SymCsr};
 
 /// Kernel variants. One enum for all formats; each kernel is registered with
 /// the (format, algorithm, backend) it implements, so names repeat meaningfully
