@@ -26,6 +26,7 @@
 #include "spx/convert.hpp"
 #include "spx/io/matrix_market.hpp"
 #include "spx/ops.hpp"
+#include "spx/plan.hpp"
 
 namespace spx::test {
 namespace {
@@ -352,6 +353,35 @@ TYPED_TEST(SymFormat, AutoPicksTheCpuKernelAndAdvisorConsidersItOnlyWhenSymmetri
       EXPECT_FALSE(c.feasible);
       EXPECT_CONTAINS(c.reason, "not symmetric");
     }
+}
+
+/// A plan forced to SYM_CSR runs it and takes new (symmetric) values in
+/// place: the map from its slots to CSR positions is the lower prefix of
+/// every row.
+TYPED_TEST(SymFormat, PlanUpdatesValues) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  const Csr<T, I> A = large_symmetric<T, I>(30, seed);
+  const Csr<T, I> A2 = large_symmetric<T, I>(30, seed + 7);  // same pattern, new values
+  ASSERT_EQ(A2.col_idx().to_vector(), A.col_idx().to_vector());
+  const auto x = random_values<T>(A.cols(), seed + 1);
+  PlanOptions po;
+  po.bandwidth_gbs = 20;
+  po.format = Format::SymCsr;
+  Workload w;
+  w.products = 10;
+  Plan<T, I> plan(A, w, po);
+  EXPECT_EQ(plan.report().format, Format::SymCsr);
+  for (const Csr<T, I>* M : {&A, &A2}) {
+    if (M == &A2) plan.update_values(std::span<const T>(M->values().data(), M->nnz()));
+    std::vector<T> y(static_cast<std::size_t>(A.rows()), std::numeric_limits<T>::quiet_NaN());
+    const RunInfo ran = plan.run(T{1}, x, T{0}, y);
+    EXPECT_EQ(ran.format, Format::SymCsr);
+    const Expected<T> want = expected<T>(reference::product(*M, std::span<const T>(x)), T{1}, T{0},
+                                         std::span<const T>(y));
+    expect_matches(y, want, M == &A ? "before the update" : "after the update");
+  }
 }
 
 }  // namespace
