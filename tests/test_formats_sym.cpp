@@ -276,6 +276,30 @@ TYPED_TEST(SymFormat, CpuSpmvOverThreadsMatchesReference) {
   check_spmv_threads<T, I>("arrow-60000", symmetric_from_lower<T, I>(60000, arrow, fresh_seed()));
 }
 
+/// Called from inside a parallel region (nested parallelism off), the
+/// kernel's region gets one thread for the ranges it planned for several:
+/// that thread takes them all.
+TYPED_TEST(SymFormat, CpuSpmvInsideAParallelRegion) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const Csr<T, I> A = large_symmetric<T, I>(160, fresh_seed());
+  const SymCsr<T, I> S = to_sym_csr(A);
+  const auto x = random_values<T>(A.cols(), 3);
+  const Expected<T> want =
+      expected_spmv<T, I>(T{2}, A, std::span<const T>(x), T{0}, std::span<const T>(x));
+  const int saved_threads = omp_get_max_threads(), saved_levels = omp_get_max_active_levels();
+  omp_set_num_threads(4);
+  omp_set_max_active_levels(1);
+  std::vector<T> y(static_cast<std::size_t>(A.rows()), std::numeric_limits<T>::quiet_NaN());
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_thread_num() == 0) spmv(T{2}, S, x, T{0}, y);
+  }
+  omp_set_max_active_levels(saved_levels);
+  omp_set_num_threads(saved_threads);
+  expect_matches(y, want, "inside a parallel region");
+}
+
 TYPED_TEST(SymFormat, CpuSpmmBothLayoutsMatchReference) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;

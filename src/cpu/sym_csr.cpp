@@ -117,11 +117,12 @@ void sym_product(T alpha, const SymCsr<T, I>& A, T beta, const Operands<T>& ops)
       std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(p.offset[threads] * n));
   const T* x = ops.x;
   T* y = ops.y;
-  const std::int64_t xr = ops.xr, xc = ops.xc, yr = ops.yr, yc = ops.yc;
+  // SpMV: unit strides known at compile time.
+  const std::int64_t xr = N == 1 ? 1 : ops.xr, xc = N == 1 ? 0 : ops.xc;
+  const std::int64_t yr = N == 1 ? 1 : ops.yr, yc = N == 1 ? 0 : ops.yc;
 
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num();
+  // Range t: scale its y, gather its rows, scatter the mirrors.
+  const auto own = [&](int t) {
     const std::int64_t r0 = p.begin[t], r1 = p.begin[t + 1], lo = p.lo[t];
     T* buf = buffer.get() + p.offset[t] * n;  // row j < r0 at buf[(j - lo)·n + c]
     std::fill(buf, buf + (r0 - lo) * n, T{0});
@@ -155,8 +156,10 @@ void sym_product(T alpha, const SymCsr<T, I>& A, T beta, const Operands<T>& ops)
         y[i * yr + c * yc] += alpha * sum;
       }
     }
-#pragma omp barrier
-    // The buffers of the later threads that reach into this range, in order.
+  };
+  // Range t: the buffers of the later ranges that reach into it, in order.
+  const auto reduce = [&](int t) {
+    const std::int64_t r0 = p.begin[t], r1 = p.begin[t + 1];
     for (int u = t + 1; u < threads; ++u) {
       const std::int64_t from = std::max(r0, p.lo[u]), to = std::min(r1, p.begin[u]);
       const T* ub = buffer.get() + p.offset[u] * n;
@@ -164,6 +167,17 @@ void sym_product(T alpha, const SymCsr<T, I>& A, T beta, const Operands<T>& ops)
         for (std::int64_t c = 0; c < n; ++c)
           y[i * yr + c * yc] += ub[(i - p.lo[u]) * n + c];
     }
+  };
+  // A team smaller than asked for (nested parallelism, OMP_DYNAMIC) takes
+  // several ranges per thread: the result is the same.
+#pragma omp parallel num_threads(threads)
+  {
+    const int team = omp_get_num_threads();
+    for (int t = omp_get_thread_num(); t < threads; t += team)
+      own(t);
+#pragma omp barrier
+    for (int t = omp_get_thread_num(); t < threads; t += team)
+      reduce(t);
   }
 }
 
