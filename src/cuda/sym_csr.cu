@@ -22,7 +22,9 @@
 namespace spx::cuda {
 namespace {
 
-template <int V, class T, class I>
+constexpr int kSymUnroll = 4;  ///< entries per lane per batch (as CSR's V-lane kernels)
+
+template <int V, int U, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     sym_csr_rows_kernel(std::int64_t rows, const I* __restrict__ row_ptr, const I* __restrict__ col,
                         const T* __restrict__ val, const T* __restrict__ x, T alpha, T* y) {
@@ -36,11 +38,26 @@ __global__ void __launch_bounds__(kBlock)
     const std::int64_t b = row_ptr[row], e = row_ptr[row + 1];
     any = e > b;
     const T mirror = alpha * __ldg(x + row);
-    for (std::int64_t k = b + sub; k < e; k += V) {
-      const std::int64_t c = col[k];
-      const T v = val[k];
-      sum += v * __ldg(x + c);
-      if (c != row) atomicAdd(y + c, v * mirror);
+    // Batches of U entries per lane: every load of a batch (indices and
+    // values, then x) issued before its first product and atomic.
+    for (std::int64_t k = b + sub; k < e; k += U * V) {
+      std::int64_t c[U];
+      T v[U], xv[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const bool in = k + u * V < e;
+        c[u] = in ? static_cast<std::int64_t>(col[k + u * V]) : row;  // row: no mirror
+        v[u] = in ? val[k + u * V] : T{0};
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        xv[u] = __ldg(x + c[u]);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (k + u * V < e) {  // not 0·x[row]: an infinite x_row must not leak in
+          sum += v[u] * xv[u];
+          if (c[u] != row) atomicAdd(y + c[u], v[u] * mirror);
+        }
     }
   }
   const T total = group_sum<V>(sum);
@@ -51,8 +68,8 @@ template <int V, class T, class I>
 void launch_sym_rows(T alpha, const SymCsr<T, I>& A, const T* x, T* y, cudaStream_t stream) {
   const std::int64_t rows = A.rows();
   const unsigned grid = grid_size(rows * V, kBlock, "sym_csr_rows_kernel");
-  sym_csr_rows_kernel<V><<<grid, kBlock, 0, stream>>>(rows, A.row_ptr().data(), A.col_idx().data(),
-                                                      A.values().data(), x, alpha, y);
+  sym_csr_rows_kernel<V, kSymUnroll><<<grid, kBlock, 0, stream>>>(
+      rows, A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, y);
   check_launch("sym_csr_rows_kernel");
 }
 
