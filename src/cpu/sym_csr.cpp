@@ -17,9 +17,10 @@
 // The partition (row ranges, lo, buffer offsets) depends on the structure and
 // the thread count only and is kept in the matrix's structure cache. The
 // buffers take at most kPrivateBytesLimit bytes (common.hpp): beyond, the
-// thread count is halved until they fit (one thread needs none). y is
-// first scaled by beta in each thread's own range (zeros without reading it
-// when beta = 0), then accumulated into.
+// thread count is halved until they fit (one thread needs none). Rows are
+// taken in increasing order, so y_i is stored (alpha·sum + beta·y_i, y not
+// read when beta = 0) before the first mirror reaches it: no separate pass
+// scales y.
 //
 // SpMM is the same scheme with a row of n accumulators per row of C
 // (buffers of (r0 - lo)·n values), reading B and C through their layout.
@@ -126,14 +127,17 @@ void sym_product(T alpha, const SymCsr<T, I>& A, T beta, const Operands<T>& ops)
     const std::int64_t r0 = p.begin[t], r1 = p.begin[t + 1], lo = p.lo[t];
     T* buf = buffer.get() + p.offset[t] * n;  // row j < r0 at buf[(j - lo)·n + c]
     std::fill(buf, buf + (r0 - lo) * n, T{0});
-    for (std::int64_t i = r0; i < r1; ++i)
-      for (std::int64_t c = 0; c < n; ++c) {
-        T& out = y[i * yr + c * yc];
-        out = beta == T{0} ? T{0} : beta * out;
-      }
+    // Row i's own sum is stored (with beta·y_i) before any mirror reaches
+    // y_i: mirrors to i come from the rows after it.
     for (std::int64_t i = r0; i < r1; ++i) {
       const std::int64_t b = ptr[i], e = ptr[i + 1];
-      if (b == e) continue;
+      if (b == e) {
+        for (std::int64_t c = 0; c < n; ++c) {
+          T& out = y[i * yr + c * yc];
+          out = beta == T{0} ? T{0} : beta * out;
+        }
+        continue;
+      }
       const bool diagonal = col[e - 1] == i;
       const std::int64_t lower_end = diagonal ? e - 1 : e;
       // First entry whose mirror stays in the range: columns are sorted.
@@ -153,7 +157,7 @@ void sym_product(T alpha, const SymCsr<T, I>& A, T beta, const Operands<T>& ops)
           sum += val[k] * x[j * xr + c * xc];
           y[j * yr + c * yc] += val[k] * ax;
         }
-        y[i * yr + c * yc] += alpha * sum;
+        axpby_store(y, i * yr + c * yc, alpha, sum, beta);
       }
     }
   };
