@@ -25,6 +25,114 @@ Csr<T, I> csr_from_entries(std::int64_t rows, std::int64_t cols, const std::vect
 }
 
 template <Value T, Index I>
+Csr<T, I> symmetric_from_lower(std::int64_t n, std::vector<std::pair<I, I>> lower,
+                               std::uint64_t seed, bool zero_diagonal) {
+  std::sort(lower.begin(), lower.end());
+  lower.erase(std::unique(lower.begin(), lower.end()), lower.end());
+  const auto v = random_values<T>(static_cast<std::int64_t>(lower.size()), seed);
+  std::vector<I> r, c;
+  std::vector<T> val;
+  for (std::size_t k = 0; k < lower.size(); ++k) {
+    const auto [i, j] = lower[k];
+    const T x = i == j && zero_diagonal ? T{0} : v[k];
+    r.push_back(i);
+    c.push_back(j);
+    val.push_back(x);
+    if (i != j) {
+      r.push_back(j);
+      c.push_back(i);
+      val.push_back(x);
+    }
+  }
+  return to_csr(
+      Coo<T, I>(static_cast<I>(n), static_cast<I>(n), Array<I>(r), Array<I>(c), Array<T>(val)));
+}
+
+/// Symmetric matrices (for SYM_CSR; the other formats run on them too).
+template <Value T, Index I>
+void add_symmetric_matrices(std::vector<TestMatrix<T, I>>& out, std::uint64_t seed) {
+  using Lower = std::vector<std::pair<I, I>>;
+  const auto add = [&](std::string name, I n, const Lower& lower, bool zero_diagonal = false) {
+    out.push_back(
+        {std::move(name), symmetric_from_lower<T, I>(n, lower, seed + out.size(), zero_diagonal)});
+  };
+  {
+    // 2D Laplacian, 5 points on a 30×30 grid: 4 on the diagonal, -1 beside.
+    const I g = 30;
+    std::vector<I> r, c;
+    std::vector<T> v;
+    for (I y = 0; y < g; ++y)
+      for (I x = 0; x < g; ++x) {
+        const I i = y * g + x;
+        const auto put = [&](I j, T a) {
+          r.push_back(i);
+          c.push_back(j);
+          v.push_back(a);
+        };
+        if (y > 0) put(i - g, T{-1});
+        if (x > 0) put(i - 1, T{-1});
+        put(i, T{4});
+        if (x + 1 < g) put(i + 1, T{-1});
+        if (y + 1 < g) put(i + g, T{-1});
+      }
+    out.push_back({"sym-laplace2d-30x30",
+                   to_csr(Coo<T, I>(g * g, g * g, Array<I>(r), Array<I>(c), Array<T>(v)))});
+  }
+  {
+    // Random lower entries; every fifth row and column empty, every seventh
+    // diagonal entry absent, row 3 coupled to a third of the matrix.
+    const I n = 1200;
+    Lower e;
+    std::uint64_t s = seed * 2654435761u + 17;
+    const auto next = [&s] {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      return s >> 33;
+    };
+    for (I i = 0; i < n; ++i) {
+      if (i % 5 == 2) continue;
+      for (int k = 0; k < 4 && i > 0; ++k) {
+        const I j = static_cast<I>(next() % static_cast<std::uint64_t>(i));
+        if (j % 5 != 2) e.push_back({i, j});
+      }
+      if (i % 7 != 0) e.push_back({i, i});
+      if (i > 3 && i % 3 == 0) e.push_back({i, 3});
+    }
+    add("sym-random-empty-rows", n, e);
+  }
+  {
+    // No diagonal entry at all; a band below it.
+    const I n = 500;
+    Lower e;
+    for (I i = 0; i < n; ++i)
+      for (I d = 1; d <= 3 && d <= i; ++d)
+        e.push_back({i, i - d});
+    add("sym-empty-diagonal", n, e);
+  }
+  {
+    // Every diagonal entry an explicit zero, plus a wide band.
+    const I n = 400;
+    Lower e;
+    for (I i = 0; i < n; ++i) {
+      e.push_back({i, i});
+      if (i >= 37) e.push_back({i, i - 37});
+      if (i >= 1) e.push_back({i, i - 1});
+    }
+    add("sym-zero-diagonal", n, e, true);
+  }
+  {
+    // Arrow: a dense first row and column, and the diagonal: every row's
+    // mirror reaches row 0.
+    const I n = 3000;
+    Lower e;
+    for (I i = 0; i < n; ++i) {
+      if (i > 0) e.push_back({i, 0});
+      e.push_back({i, i});
+    }
+    add("sym-arrow", n, e);
+  }
+}
+
+template <Value T, Index I>
 std::vector<TestMatrix<T, I>> handmade_matrices() {
   std::vector<TestMatrix<T, I>> out;
   const std::uint64_t seed = fresh_seed();
@@ -77,6 +185,7 @@ std::vector<TestMatrix<T, I>> handmade_matrices() {
     add("wide-40x3000", 40, 3000, wide);
     add("tall-3000x40", 3000, 40, tall);
   }
+  add_symmetric_matrices<T, I>(out, seed + out.size());
   return out;
 }
 
@@ -152,7 +261,9 @@ std::vector<TestMatrix<T, I>> real_matrices() {
   template std::vector<TestMatrix<T, I>> real_matrices<T, I>();                                \
   template TestMatrix<T, I> generated<T, I>(std::string_view, std::uint64_t);                  \
   template Csr<T, I> csr_from_entries<T, I>(std::int64_t, std::int64_t, const std::vector<I>&, \
-                                            const std::vector<I>&, std::uint64_t);
+                                            const std::vector<I>&, std::uint64_t);             \
+  template Csr<T, I> symmetric_from_lower<T, I>(std::int64_t, std::vector<std::pair<I, I>>,    \
+                                                std::uint64_t, bool);
 SPX_INST(float, std::int32_t)
 SPX_INST(float, std::int64_t)
 SPX_INST(double, std::int32_t)

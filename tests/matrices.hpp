@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spx/formats/csr.hpp"
@@ -52,5 +53,12 @@ TestMatrix<T, I> generated(std::string_view spec, std::uint64_t seed);
 template <Value T, Index I>
 Csr<T, I> csr_from_entries(std::int64_t rows, std::int64_t cols, const std::vector<I>& r,
                            const std::vector<I>& c, std::uint64_t seed);
+
+/// An n×n symmetric CSR from its entries on and below the diagonal (i >= j,
+/// repeats dropped), with random values in ±[0.5, 1.5] from `seed` (the diagonal
+/// explicit zeros when `zero_diagonal`), each mirrored above the diagonal.
+template <Value T, Index I>
+Csr<T, I> symmetric_from_lower(std::int64_t n, std::vector<std::pair<I, I>> lower,
+                               std::uint64_t seed, bool zero_diagonal = false);
 
 }  // namespace spx::test

@@ -76,6 +76,10 @@ inline constexpr detail::ToFormat<Format::Bcsr> to_bcsr{};
 /// (slice_size, sigma, threads_per_row), each slice whose columns span at
 /// most 65536 stored as 16-bit offsets from its smallest column.
 inline constexpr detail::ToFormat<Format::SellPack> to_sell_pack{};
+/// SymCsr: the lower triangle and the diagonal of a symmetric matrix. Refuses
+/// (Unsupported) a matrix that is not square, or not symmetric in structure
+/// and values (a_ij == a_ji exactly), naming the first asymmetric entry.
+inline constexpr detail::ToFormat<Format::SymCsr> to_sym_csr{};
 
 // ---- format → CSR -----------------------------------------------------------
 

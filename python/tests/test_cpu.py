@@ -139,16 +139,29 @@ def test_batch_spmv():
 
 @pytest.mark.parametrize("fmt", spx.formats())
 def test_every_format(fmt):
-    A = random_csr(200, 150, 0.04)
+    m, n = 200, 150
+    A = random_csr(m, n, 0.04)
+    if fmt == "sym_csr":  # symmetric storage: a square symmetric matrix
+        m = n
+        A = random_csr(n, n, 0.04)
+        A = sp.csr_array(A + A.T)
+        A.sort_indices()
+        A.indptr = A.indptr.astype(np.int32)
+        A.indices = A.indices.astype(np.int32)
     opts = {"sell": {"slice_size": 8, "sigma": 16}, "bcsr": {"block_size": 2},
             "hll": {"hack_size": 16}}.get(fmt, {})
     S = spx.matrix(A).to(fmt, **opts)
     assert S.format == fmt and not S.is_view and S.bytes > 0 and S.nnz >= A.nnz
-    x = nonzero_values(150, np.float64)
-    expect_close(spx.spmv(S, x, np.full(200, np.nan)), A, x)
+    x = nonzero_values(n, np.float64)
+    expect_close(spx.spmv(S, x, np.full(m, np.nan)), A, x)
     back = S.to_scipy()
     assert abs(sp.csr_array(back) - A).max() == 0
-    expect_close(spx.spmm(S, np.ones((150, 2)))[:, 1], A, np.ones(150))
+    expect_close(spx.spmm(S, np.ones((n, 2)))[:, 1], A, np.ones(n))
+
+
+def test_sym_csr_refuses_a_matrix_that_is_not_symmetric():
+    with pytest.raises(spx.Unsupported, match="not symmetric"):
+        spx.matrix(random_csr(40, 40, 0.2)).to("sym_csr")
 
 
 def test_conversion_refusals_are_spx_errors():

@@ -440,6 +440,15 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
           size, nnz, p.csr_bytes, o);
     });
   }
+  // SYM_CSR: the lower triangle and the diagonal, (nnz + diagonal entries) / 2
+  // entries; refused (and never a candidate) unless A is symmetric.
+  {
+    Footprint& f = at(Format::SymCsr);
+    f.refused = refusal([&] {
+      const std::int64_t diagonal = detail::check_symmetric(A);
+      f.bytes = (m + 1) * SI + (nnz + diagonal) / 2 * (SI + ST);
+    });
+  }
   // BCSR: blocks from the block fill of analyze (b ≤ 8) or counted.
   {
     Footprint& f = at(Format::Bcsr);

@@ -29,7 +29,7 @@ double reference_efficiency(Backend b, Regularity c);
 /// Efficiency of a product: the reference's times the kernel's relative
 /// efficiency for (backend, format, algorithm, class) with at least 3
 /// records; else the kernel's median over the classes; else the median over
-/// the format's kernels in the class; else 0.5.
+/// the format's kernels in the class; else 1 for SYM_CSR (bytes-based), 0.5 for others.
 ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity c);
 /// Seconds of a call that moves nothing (launch, fork/join).
 double product_fixed_s(Backend b, Format f, Algorithm a);

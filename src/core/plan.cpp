@@ -372,6 +372,18 @@ void Plan<T, I>::update_values(std::span<const T> values) {
   // Host: scatter through a map from the format's slots to CSR positions,
   // made once by converting a CSR whose values are the positions + 1.
   if (!s.converted) s.converted = s.convert_from_csr(used);
+  if (s.value_map.empty() && used == Format::SymCsr) {
+    // SYM_CSR keeps the prefix of each CSR row with columns <= row (a CSR of
+    // positions would not be symmetric): slot k of row i is CSR position
+    // row_ptr[i] + k - low_ptr[i]. The new values' lower triangle is taken.
+    const SymCsr<T, I>& S = std::get<SymCsr<T, I>>(*s.converted);
+    const I* ptr = s.csr->row_ptr().data();
+    const I* low = S.row_ptr().data();
+    s.value_map.reserve(static_cast<std::size_t>(S.stored()));
+    for (std::int64_t i = 0; i < S.rows(); ++i)
+      for (std::int64_t k = low[i]; k < low[i + 1]; ++k)
+        s.value_map.push_back(std::int64_t{ptr[i]} + k - low[i]);
+  }
   if (s.value_map.empty()) {
     const Csr<T, I>& C = *s.csr;
     Array<double> pos(static_cast<std::size_t>(nnz));

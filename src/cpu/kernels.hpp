@@ -50,6 +50,10 @@ template <Value T, Index I>
 void spmv_dia_rows(T alpha, const Dia<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 template <Value T, Index I>
 void spmv_hdi_rows(T alpha, const Hdi<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+// SYM_CSR (sym_csr.cpp): row ranges per thread, mirrors to private buffers
+template <Value T, Index I>
+void spmv_sym_csr_rows(T alpha, const SymCsr<T, I>& A, const T* x, T beta, T* y,
+                       const ExecContext&);
 
 // BCSR (bcsr.cpp): thread per block row, block size compiled in for common b
 template <Value T, Index I>

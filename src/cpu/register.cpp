@@ -133,6 +133,10 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   add_only_kernel<Jad<T, I>>(reg, rows, cpu::spmv_jad_rows<T, I>, cpu::spmm_jad_rows<T, I>);
   add_only_kernel<SellPack<T, I>>(reg, rows, cpu::spmv_sell_pack_rows<T, I>,
                                   cpu::spmm_sell_pack_rows<T, I>);
+  // SYM_CSR: row ranges per thread, the mirrors of the lower triangle into
+  // the own range or a private buffer (sym_csr.cpp).
+  add_only_kernel<SymCsr<T, I>>(reg, rows, cpu::spmv_sym_csr_rows<T, I>,
+                                cpu::spmm_sym_csr_rows<T, I>);
   add_only_kernel<Bcsr<T, I>>(reg, Algorithm::CpuBlockRows, cpu::spmv_bcsr_block_rows<T, I>,
                               cpu::spmm_bcsr_block_rows<T, I>);
 

@@ -125,6 +125,11 @@ template <Value T, Index I>
 void spmm_bcsr_block_rows(T alpha, const Bcsr<T, I>& A, DenseView<const T> B, T beta,
                           DenseView<T> C, const ExecContext&);
 
+// SYM_CSR (sym_csr.cpp): the SpMV scheme with n accumulators per row.
+template <Value T, Index I>
+void spmm_sym_csr_rows(T alpha, const SymCsr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                       const ExecContext&);
+
 /// Empty when per-thread m×n copies of C fit under kPrivateBytesLimit.
 template <Value T>
 std::string private_dense_fits(std::int64_t rows, std::int64_t n);

@@ -482,6 +482,48 @@ Jad<T, I> device_to_jad(const Csr<T, I>& A, const ConvertOptions&) {
                    std::move(val), Check::Trusted);
 }
 
+// ---- SYM_CSR ------------------------------------------------------------------
+
+/// The lower triangle of a symmetric device CSR. The test of symmetry runs on
+/// the device: every entry above the diagonal finds its mirror (same value),
+/// and the entries below it are as many (so every one of them is a mirror).
+/// A refusal is rare and takes the host's path (the CSR copied back), so that
+/// it names the same entry with the same message.
+template <Value T, Index I>
+SymCsr<T, I> device_to_sym_csr(const Csr<T, I>& A, const ConvertOptions&) {
+  check_sym_square(A.rows(), A.cols());
+  const std::int64_t rows = A.rows(), nnz = A.nnz();
+  const I* ptr = A.row_ptr().data();
+  Scratch<std::int64_t> count(rows + 1);
+  Scratch<unsigned long long> state(2);
+  // state[0] = UINT64_MAX (no asymmetric entry yet), state[1] = 0.
+  cuda::check(cudaMemsetAsync(state.get(), 0xFF, sizeof(unsigned long long), cudaStreamLegacy),
+              "cudaMemsetAsync (SYM_CSR state)");
+  cuda::check(cudaMemsetAsync(state.get() + 1, 0, sizeof(unsigned long long), cudaStreamLegacy),
+              "cudaMemsetAsync (SYM_CSR state)");
+  conv::sym_counts(ptr, A.col_idx().data(), A.values().data(), rows, nnz, count.get(), state.get());
+  conv::exclusive_sum(count.get(), rows + 1);
+  const std::int64_t stored = conv::read_back(count.get() + rows);
+  unsigned long long found[2] = {0, 0};
+  cuda::check(cudaMemcpy(found, state.get(), sizeof found, cudaMemcpyDeviceToHost),
+              "cudaMemcpy (SYM_CSR state)");
+  const auto diagonal = static_cast<std::int64_t>(found[1]);
+  if (found[0] != ULLONG_MAX || stored - diagonal != nnz - stored) {
+    check_symmetric(A.to(Space::Host));  // throws the host's refusal
+    throw InternalError(
+        "CSR to SYM_CSR: the device found the matrix not symmetric, the host did not");
+  }
+  Array<I> low_ptr = device_array<I>(rows + 1);
+  Array<I> col = device_array<I>(stored);
+  Array<T> val = device_array<T>(stored);
+  conv::narrow(count.get(), rows + 1, low_ptr.data());
+  conv::sym_fill(ptr, A.col_idx().data(), A.values().data(), rows, nnz, count.get(), col.data(),
+                 val.data());
+  finish();
+  return SymCsr<T, I>(A.rows(), std::move(low_ptr), std::move(col), std::move(val),
+                      Known{.nnz = nnz, .sorted = true});
+}
+
 // ---- DIA ----------------------------------------------------------------------
 
 template <Value T, Index I>
@@ -622,6 +664,7 @@ void register_cuda_conversions(Registry<T, I>& reg) {
   reg.template add_conversion<Dia<T, I>>(kCuda, device_to_dia<T, I>);
   reg.template add_conversion<Hdi<T, I>>(kCuda, device_to_hdi<T, I>);
   reg.template add_conversion<Bcsr<T, I>>(kCuda, device_to_bcsr<T, I>);
+  reg.template add_conversion<SymCsr<T, I>>(kCuda, device_to_sym_csr<T, I>);
   reg.template add_conversion<Coo<T, I>>(
       kCuda, [](const Csr<T, I>& A, const ConvertOptions&) { return device_to_coo(A); });
   reg.template add_conversion<Csc<T, I>>(

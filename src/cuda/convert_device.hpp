@@ -1,5 +1,5 @@
 // Device-side conversions CSR → ELL, SELL, SELL-pack, HLL, HYB, JAD, DIA,
-// HDI, BCSR, COO: a CSR in device memory is converted without travelling to the host,
+// HDI, BCSR, SYM_CSR, COO: a CSR in device memory is converted without travelling to the host,
 // and the result is identical, array by array and bit by bit, to the host
 // conversion followed by .to(Space::Device) (refusals included: the same size
 // checks, on the same numbers, before anything large is allocated).
@@ -204,5 +204,21 @@ void zero_flags(const T* val, std::int64_t nnz, std::int64_t* flags);
 template <Index I>
 void scatter_zeros(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
                    const std::int64_t* pos, I* out_row, I* out_col);
+
+// ---- SYM_CSR (convert_sym.cu) -------------------------------------------------
+
+/// count[r] = entries of row r with column <= r (the lower triangle and the
+/// diagonal), for the n = rows entries of count; every entry above the
+/// diagonal looks up its mirror: state[0] (set to UINT64_MAX before) is
+/// lowered to the position of any whose mirror is absent or differs, and
+/// state[1] (zero before) counts the diagonal entries.
+template <Value T, Index I>
+void sym_counts(const I* ptr, const I* col, const T* val, std::int64_t rows, std::int64_t nnz,
+                std::int64_t* count, unsigned long long* state);
+/// Copies row r's lower part (low_ptr[r + 1] - low_ptr[r] entries) to
+/// out_col/out_val at low_ptr[r].
+template <Value T, Index I>
+void sym_fill(const I* ptr, const I* col, const T* val, std::int64_t rows, std::int64_t nnz,
+              const std::int64_t* low_ptr, I* out_col, T* out_val);
 
 }  // namespace spx::cuda::conv

@@ -76,4 +76,13 @@ int adaptive_width(double mean_row_length);
 template <Value T, Index I>
 void spmv_coo_segmented(T alpha, const Coo<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
+// ---- SYM_CSR (sym_csr.cu) ------------------------------------------------------
+
+/// y scaled by beta first, then V lanes per stored row (V = adaptive_width of
+/// the mean stored row length): the row's sum by shuffles, the mirrors of
+/// its off-diagonal entries added to y with atomics. Not deterministic.
+template <Value T, Index I>
+void spmv_sym_csr_atomic(T alpha, const SymCsr<T, I>& A, const T* x, T beta, T* y,
+                         const ExecContext&);
+
 }  // namespace spx::cuda

@@ -34,6 +34,9 @@ void register_cuda_kernels(Registry<T, I>& reg) {
                               cuda::spmv_csc_transposed<T, I>);
   reg.template set_spmv_auto<CscM>(Backend::Cuda, cuda::choose_csc<T, I>);
 
+  // SYM_CSR: one kernel, lanes per row with atomic mirrors (sym_csr.cu).
+  add_only_spmv(reg, Algorithm::Adaptive, false, cuda::spmv_sym_csr_atomic<T, I>);
+
   register_cuda_ellpack_kernels(reg);  // ELL, SELL, HLL, JAD, HYB (src/cuda/register_ellpack.cu)
 
   spx::cuda::register_batch_kernels(reg);  // batched SpMV (src/cuda/register_batch.cu)

@@ -95,8 +95,9 @@ void add_convert(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "convert", "Convert a Matrix Market file to a storage format and write the result");
   cmd->add_option("file", args->file, "Matrix Market file to read")->required();
-  cmd->add_option("--to", args->to,
-                  "Target format: coo csr csc ell sell hll dia hdi hyb jad bcsr sell_pack sell_lp")
+  cmd->add_option(
+         "--to", args->to,
+         "Target format: coo csr csc ell sell hll dia hdi hyb jad bcsr sell_pack sell_lp sym_csr")
       ->required();
   cmd->add_option("-o,--output", args->output,
                   "Matrix Market file to write (.mtx or .mtx.gz); replaced only once written "

@@ -27,12 +27,14 @@ enum class Format : std::uint8_t {
   /// SELL with its values in reduced precision (float for f64, bfloat16 for
   /// f32): opt-in (sell_lp.hpp)
   SellLp,
+  /// symmetric: CSR of the lower triangle and the diagonal, applied twice
+  SymCsr,
 };
 
-inline constexpr std::array kAllFormats{Format::Coo,   Format::Csr, Format::Csc,  Format::Ell,
-                                        Format::Sell,  Format::Hll, Format::Dia,  Format::Hdi,
-                                        Format::Hyb,   Format::Jad, Format::Bcsr, Format::SellPack,
-                                        Format::SellLp};
+inline constexpr std::array kAllFormats{
+    Format::Coo,  Format::Csr,      Format::Csc,    Format::Ell,   Format::Sell,
+    Format::Hll,  Format::Dia,      Format::Hdi,    Format::Hyb,   Format::Jad,
+    Format::Bcsr, Format::SellPack, Format::SellLp, Format::SymCsr};
 
 /// Kernel variants. One enum for all formats; each kernel is registered with
 /// the (format, algorithm, backend) it implements, so names repeat meaningfully

@@ -46,6 +46,7 @@
 
 #include "spx/formats/coo.hpp"
 #include "spx/formats/csr.hpp"
+#include "spx/formats/sym_csr.hpp"
 
 namespace spx::io {
 
@@ -110,6 +111,24 @@ Coo<T, I> parse_coo(std::string_view text, std::string_view name = "<memory>",
 /// read_coo followed by to_csr (sorted, duplicates summed).
 template <Value T, Index I>
 Csr<T, I> read_csr(const std::filesystem::path& file, const MmReadOptions& options = {});
+
+/// The options read_sym_csr takes by default: lower_triangle_only, the NIST
+/// reading of a symmetric file (an entry above the diagonal is an IoError
+/// naming its line).
+MmReadOptions sym_read_options();
+/// Reads a file into SYM_CSR without expanding it (expand_symmetry is
+/// ignored): a `symmetric` file's lower triangle and diagonal as stored
+/// (duplicates summed; with lower_triangle_only false, entries above the
+/// diagonal are read as their mirrors, see above); a `general` file through
+/// to_sym_csr, which refuses (Unsupported) a matrix that is not symmetric. A
+/// skew-symmetric file is Unsupported.
+template <Value T, Index I>
+SymCsr<T, I> read_sym_csr(const std::filesystem::path& file,
+                          const MmReadOptions& options = sym_read_options());
+/// The same from text in memory; `name` is used in error messages.
+template <Value T, Index I>
+SymCsr<T, I> parse_sym_csr(std::string_view text, std::string_view name = "<memory>",
+                           const MmReadOptions& options = sym_read_options());
 
 /// Writes `general` files (`real`, or `pattern`), host matrices only; a name
 /// ending in `.gz` is compressed. Coo entries are written in their order,
