@@ -152,11 +152,16 @@ def test_every_format(fmt):
             "hll": {"hack_size": 16}}.get(fmt, {})
     S = spx.matrix(A).to(fmt, **opts)
     assert S.format == fmt and not S.is_view and S.bytes > 0 and S.nnz >= A.nnz
+    ref = A
+    if fmt == "sell_lp":  # values stored in float: the products are those of the rounded matrix
+        ref = A.copy()
+        ref.data = ref.data.astype(np.float32).astype(np.float64)
+        assert abs(ref - A).max() > 0
     x = nonzero_values(n, np.float64)
-    expect_close(spx.spmv(S, x, np.full(m, np.nan)), A, x)
+    expect_close(spx.spmv(S, x, np.full(m, np.nan)), ref, x)
     back = S.to_scipy()
-    assert abs(sp.csr_array(back) - A).max() == 0
-    expect_close(spx.spmm(S, np.ones((n, 2)))[:, 1], A, np.ones(n))
+    assert abs(sp.csr_array(back) - ref).max() == 0
+    expect_close(spx.spmm(S, np.ones((n, 2)))[:, 1], ref, np.ones(n))
 
 
 def test_sym_csr_refuses_a_matrix_that_is_not_symmetric():

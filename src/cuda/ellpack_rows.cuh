@@ -23,8 +23,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/check.hpp"
+#include "cuda/ellpack_kernels.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/primitives.cuh"
 
@@ -194,6 +196,27 @@ void launch_rows(const char* name, const M& A, Layout layout, const T* x, T alph
         <<<grid, kBlock, 0, stream>>>(rows, layout, row_len, col, val, x, alpha, beta, y);
   }
   check_launch(name);
+}
+
+/// Calls f(std::integral_constant<int, V>{}) with V = sell_lanes(threads_per_row):
+/// the SELL-P lane count as a compile-time constant, for the launchers of the
+/// SELL family's kernels (SELL-pack, SELL-LP).
+template <class F>
+void with_sell_lanes(int threads_per_row, F&& f) {
+  switch (sell_lanes(threads_per_row)) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    default:
+      return f(std::integral_constant<int, 32>{});
+  }
 }
 
 }  // namespace spx::cuda::ellpack

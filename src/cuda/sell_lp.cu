@@ -117,20 +117,10 @@ void spmv_sell_lp_thread(T alpha, const SellLp<T, I>& A, const T* x, T beta, T* 
 template <Value T, Index I>
 void spmv_sell_lp_threads(T alpha, const SellLp<T, I>& A, const T* x, T beta, T* y,
                           const ExecContext& ctx) {
-  switch (sell_lanes(A.threads_per_row())) {
-    case 1:
-      return launch_sell_lp<1>("sell_lp_kernel<1>", alpha, A, x, beta, y, ctx.stream);
-    case 2:
-      return launch_sell_lp<2>("sell_lp_kernel<2>", alpha, A, x, beta, y, ctx.stream);
-    case 4:
-      return launch_sell_lp<4>("sell_lp_kernel<4>", alpha, A, x, beta, y, ctx.stream);
-    case 8:
-      return launch_sell_lp<8>("sell_lp_kernel<8>", alpha, A, x, beta, y, ctx.stream);
-    case 16:
-      return launch_sell_lp<16>("sell_lp_kernel<16>", alpha, A, x, beta, y, ctx.stream);
-    default:
-      return launch_sell_lp<32>("sell_lp_kernel<32>", alpha, A, x, beta, y, ctx.stream);
-  }
+  ellpack::with_sell_lanes(A.threads_per_row(), [&](auto lanes) {
+    launch_sell_lp<decltype(lanes)::value>("sell_lp_kernel (SELL-P lanes)", alpha, A, x, beta, y,
+                                           ctx.stream);
+  });
 }
 
 template <Value T, Index I>

@@ -141,20 +141,10 @@ void spmv_sell_pack_thread(T alpha, const SellPack<T, I>& A, const T* x, T beta,
 template <Value T, Index I>
 void spmv_sell_pack_threads(T alpha, const SellPack<T, I>& A, const T* x, T beta, T* y,
                             const ExecContext& ctx) {
-  switch (sell_lanes(A.threads_per_row())) {
-    case 1:
-      return launch_sell_pack<1>("sell_pack_kernel<1>", alpha, A, x, beta, y, ctx.stream);
-    case 2:
-      return launch_sell_pack<2>("sell_pack_kernel<2>", alpha, A, x, beta, y, ctx.stream);
-    case 4:
-      return launch_sell_pack<4>("sell_pack_kernel<4>", alpha, A, x, beta, y, ctx.stream);
-    case 8:
-      return launch_sell_pack<8>("sell_pack_kernel<8>", alpha, A, x, beta, y, ctx.stream);
-    case 16:
-      return launch_sell_pack<16>("sell_pack_kernel<16>", alpha, A, x, beta, y, ctx.stream);
-    default:
-      return launch_sell_pack<32>("sell_pack_kernel<32>", alpha, A, x, beta, y, ctx.stream);
-  }
+  ellpack::with_sell_lanes(A.threads_per_row(), [&](auto lanes) {
+    launch_sell_pack<decltype(lanes)::value>("sell_pack_kernel (SELL-P lanes)", alpha, A, x, beta,
+                                             y, ctx.stream);
+  });
 }
 
 template <Value T, Index I>
