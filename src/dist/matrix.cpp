@@ -202,19 +202,19 @@ DistMatrix<T, I> DistMatrix<T, I>::build(MPI_Comm comm, std::shared_ptr<const Pa
   // into y, instead of reading and writing all of y (measured on 2 H100s:
   // the full-height block cost 0.1 ms of a 0.5 ms product on the 160M-entry
   // stencil, for 80k ghost rows of 11M).
-  std::vector<char> touches(static_cast<std::size_t>(n_local), 0);
-  for (const auto& e : other)
-    touches[static_cast<std::size_t>(std::get<0>(e))] = 1;
+  // compact[i]: row i's row in the compact block, -1 for a row without ghosts.
   std::vector<std::int64_t> compact(static_cast<std::size_t>(n_local), -1);
+  for (const auto& e : other)
+    compact[static_cast<std::size_t>(std::get<0>(e))] = 0;
   std::int64_t touching = 0;
-  for (std::int64_t i = 0; i < n_local; ++i)
-    if (touches[static_cast<std::size_t>(i)]) compact[static_cast<std::size_t>(i)] = touching++;
+  for (auto& c : compact)
+    if (c >= 0) c = touching++;
   std::int64_t nonlocal_height = n_local;
   if (touching <= n_local / 2) {
     nonlocal_height = touching;
     A.nonlocal_rows_.reserve(static_cast<std::size_t>(touching));
     for (std::int64_t i = 0; i < n_local; ++i)
-      if (touches[static_cast<std::size_t>(i)]) A.nonlocal_rows_.push_back(static_cast<I>(i));
+      if (compact[static_cast<std::size_t>(i)] >= 0) A.nonlocal_rows_.push_back(static_cast<I>(i));
     for (auto& e : other)
       std::get<0>(e) = compact[static_cast<std::size_t>(std::get<0>(e))];
     A.nonlocal_rows_space_ = Array<I>(std::vector<I>(A.nonlocal_rows_)).to(options.space);
@@ -426,16 +426,12 @@ void DistMatrix<T, I>::pack(DenseView<const T> X, std::int64_t n) const {
     send_buf_ = Array<T>(static_cast<std::size_t>(count * n), options_.space);
   if (recv_buf_.size() != static_cast<std::size_t>(ghosts() * n))
     recv_buf_ = Array<T>(static_cast<std::size_t>(ghosts() * n), options_.space);
-  if (count == 0) {
-    if (exchange_ == Exchange::Nccl) device_->packed(nullptr);
-    return;
-  }
-  if (options_.space == Space::Device) {
+  const bool device = options_.space == Space::Device;
+  if (device && count > 0)
     detail::device_pack<T, I>(X.data, X.ld, X.layout == Layout::RowMajor, n, send_idx_space_.data(),
                               count, send_buf_.data(), nullptr);
-    if (exchange_ == Exchange::Nccl) device_->packed(nullptr);
-    return;
-  }
+  if (exchange_ == Exchange::Nccl) device_->packed(nullptr);  // what the exchange waits for
+  if (device || count == 0) return;
   T* buf = send_buf_.data();
   const I* idx = send_idx_.data();
 #pragma omp parallel for schedule(static) if (count * n > 20000)
@@ -516,29 +512,25 @@ void DistMatrix<T, I>::add_nonlocal(T alpha, DenseView<const T> H, DenseView<T> 
         local_rows_, to_string(options_.space)));
   if (ghosts() == 0) return;  // no nonlocal block
   const std::int64_t n = H.cols;
-  const bool vector = n == 1;
-  if (nonlocal_rows_.empty() && !vector) {
-    spmm(alpha, nonlocal_, H, T{1}, Y);
-    return;
-  }
-  if (nonlocal_rows_.empty()) {
-    spmv(alpha, nonlocal_, VectorView<const T>(H.data, H.rows, H.space), T{1},
-         VectorView<T>(Y.data, Y.rows, Y.space));
-    return;
-  }
-  const auto m = static_cast<std::int64_t>(nonlocal_rows_.size());
+  // out = alpha * (nonlocal block) * H + beta * out: SpMV for one contiguous
+  // column (H, the halo, always is), SpMM otherwise.
+  const auto product = [&](T beta, DenseView<T> out) {
+    if (n == 1 && (out.layout == Layout::ColMajor || out.ld == 1))
+      spmv(alpha, nonlocal_, VectorView<const T>(H.data, H.rows, H.space), beta,
+           VectorView<T>(out.data, out.rows, out.space));
+    else
+      spmm(alpha, nonlocal_, H, beta, out);
+  };
+  if (nonlocal_rows_.empty()) return product(T{1}, Y);  // the block has every row
   // A compact block: its rows into a scratch block, then added to theirs in
   // Y. (A fused CSR kernel, 8 lanes per row adding into y, was measured on
   // 4 H200s: no gain on the stencils, whose nonlocal time is launch and
   // synchronization, and 5-12x slower on R-MAT's long rows; not kept.)
+  const auto m = static_cast<std::int64_t>(nonlocal_rows_.size());
   if (nonlocal_out_.size() < static_cast<std::size_t>(m * n))
     nonlocal_out_ = Array<T>(static_cast<std::size_t>(m * n), options_.space);
   T* out = nonlocal_out_.data();
-  if (vector)
-    spmv(alpha, nonlocal_, VectorView<const T>(H.data, H.rows, H.space), T{0},
-         VectorView<T>(out, m, options_.space));
-  else
-    spmm(alpha, nonlocal_, H, T{0}, DenseView<T>{out, m, n, n, Layout::RowMajor, options_.space});
+  product(T{0}, DenseView<T>{out, m, n, n, Layout::RowMajor, options_.space});
   const bool row_major = Y.layout == Layout::RowMajor;
   if (options_.space == Space::Device) {
     detail::device_scatter_add<T, I>(out, n, nonlocal_rows_space_.data(), m, Y.data, Y.ld,
