@@ -25,6 +25,7 @@
 #include "spx/formats/ell.hpp"
 #include "spx/formats/hll.hpp"
 #include "spx/formats/sell.hpp"
+#include "spx/formats/sell_lp.hpp"
 
 namespace spx::cpu {
 
@@ -79,9 +80,12 @@ inline void ell_group_spmv(T alpha, const T* val, const I* col, std::int64_t str
 /// group_ptr[g] + j*stride + r, where stride = G for SELL (full slices) and
 /// the group's row count for ELL and HLL (full_stride = false). Only the
 /// row_len[i] true entries of a row are visited: padding is never read.
-template <Value T, Index I>
+///
+/// S is the stored value type: T, or SELL-LP's reduced type, widened to T as
+/// each entry is visited.
+template <Value T, Index I, class S = T>
 struct PackedRows {
-  const T* val;
+  const S* val;
   const I* col;
   const I* len;
   const I* group_ptr;
@@ -97,8 +101,13 @@ struct PackedRows {
     const std::int64_t stride = full_stride ? group : std::min(group, rows_ - first);
     const std::int64_t base = (group_ptr != nullptr ? std::int64_t{group_ptr[g]} : 0) + i - first;
     const std::int64_t l = len[i];
-    for (std::int64_t j = 0; j < l; ++j)
-      f(static_cast<std::int64_t>(col[base + j * stride]), val[base + j * stride]);
+    for (std::int64_t j = 0; j < l; ++j) {
+      const S v = val[base + j * stride];
+      if constexpr (std::is_same_v<S, T>)
+        f(static_cast<std::int64_t>(col[base + j * stride]), v);
+      else
+        f(static_cast<std::int64_t>(col[base + j * stride]), lowp::widen<T>(v));
+    }
   }
 };
 
@@ -117,6 +126,18 @@ PackedRows<T, I> packed_rows(const Ell<T, I>& A) {
 /// SELL: slices of C rows, full stride C, rows permuted when built with σ > 1.
 template <Value T, Index I>
 PackedRows<T, I> packed_rows(const Sell<T, I>& A) {
+  return {A.values().data(),
+          A.col_idx().data(),
+          A.row_len().data(),
+          A.slice_ptr().data(),
+          A.perm().empty() ? nullptr : A.perm().data(),
+          A.rows(),
+          A.slice_size(),
+          true};
+}
+/// SELL-LP: SELL's slices over its reduced-precision values.
+template <Value T, Index I>
+PackedRows<T, I, reduced_value_t<T>> packed_rows(const SellLp<T, I>& A) {
   return {A.values().data(),
           A.col_idx().data(),
           A.row_len().data(),

@@ -41,28 +41,6 @@ inline void lowp_lockstep(const reduced_value_t<T>* __restrict val, const I* __r
   }
 }
 
-/// SELL-LP as a row source of spmm_rows (rows(), out_row(i), visit(i, f)).
-template <Value T, Index I>
-struct SellLpRows {
-  const reduced_value_t<T>* val;
-  const I* col;
-  const I* len;
-  const I* slice_ptr;
-  const I* perm;  ///< nullptr: identity
-  std::int64_t rows_, C;
-
-  std::int64_t rows() const { return rows_; }
-  std::int64_t out_row(std::int64_t i) const { return perm != nullptr ? perm[i] : i; }
-  template <class F>
-  void visit(std::int64_t i, F&& f) const {
-    const std::int64_t s = i / C;
-    const std::int64_t base = std::int64_t{slice_ptr[s]} + i - s * C;
-    const std::int64_t l = len[i];
-    for (std::int64_t j = 0; j < l; ++j)
-      f(static_cast<std::int64_t>(col[base + j * C]), lowp::widen<T>(val[base + j * C]));
-  }
-};
-
 }  // namespace
 
 template <Value T, Index I>
@@ -98,14 +76,7 @@ void spmv_sell_lp_rows(T alpha, const SellLp<T, I>& A, const T* x, T beta, T* y,
 template <Value T, Index I>
 void spmm_sell_lp_rows(T alpha, const SellLp<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                        const ExecContext&) {
-  const SellLpRows<T, I> rows{A.values().data(),
-                              A.col_idx().data(),
-                              A.row_len().data(),
-                              A.slice_ptr().data(),
-                              A.perm().empty() ? nullptr : A.perm().data(),
-                              A.rows(),
-                              A.slice_size()};
-  spmm_rows(alpha, rows, A.nnz(), B, beta, C);
+  spmm_rows(alpha, packed_rows(A), A.nnz(), B, beta, C);
 }
 
 #define SPX_INST(T, I)                                                                          \
