@@ -101,17 +101,30 @@ struct HllLayout {
   __device__ std::int64_t out(std::int64_t i) const { return i; }
 };
 
+/// A stored value as T: itself, or SELL-LP's reduced value widened (float →
+/// double; bfloat16, its 16 bits, → float by a shift).
+template <class T, class S>
+__device__ __forceinline__ T widen(S v) {
+  if constexpr (std::is_same_v<S, std::uint16_t>)
+    return __uint_as_float(static_cast<unsigned>(v) << 16);
+  else
+    return static_cast<T>(v);
+}
+
 /// y[out(i)] = alpha * (row i of A) x + beta * y[out(i)] for the stored rows
 /// i < rows; V lanes per row (see the top of this file). Off: the type of
 /// the offsets into the entry arrays, 32-bit whenever they hold fewer than
 /// 2^31 entries (64-bit offsets cost registers, and registers cost resident
-/// threads, which hide this kernel's latency).
-template <int V, class Off, class T, class I, class Layout>
+/// threads, which hide this kernel's latency). S: the stored value type, T
+/// or (SELL-LP, predicated rounds only) a reduced one widened in registers.
+template <int V, class Off, class S, class T, class I, class Layout>
 __global__ void __launch_bounds__(kBlock)
     rows_kernel(std::int64_t rows, Layout layout, const I* __restrict__ row_len,
-                const I* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
+                const I* __restrict__ col, const S* __restrict__ val, const T* __restrict__ x,
                 T alpha, T beta, T* __restrict__ y) {
   static_assert(V >= 1 && V <= kWarpSize && (V & (V - 1)) == 0, "V: a power of two up to 32");
+  static_assert(std::is_same_v<S, T> || Layout::kPredicatedRounds,
+                "reduced values: the predicated rounds only");
   constexpr int R = kBlock / V;  // rows per block
   const int rr = static_cast<int>(threadIdx.x) % R;
   const int sub = static_cast<int>(threadIdx.x) / R;
@@ -123,7 +136,7 @@ __global__ void __launch_bounds__(kBlock)
     const Off n = static_cast<Off>(row_len[i]);
     const Slot s = layout.slot(i);
     const Off stride = static_cast<Off>(s.stride);
-    const T* __restrict__ v = val + s.base;
+    const S* __restrict__ v = val + s.base;
     const I* __restrict__ c = col + s.base;
     if constexpr (Layout::kPredicatedRounds) {
       // Rounds of four entries, the last round's loads past the row
@@ -136,7 +149,7 @@ __global__ void __launch_bounds__(kBlock)
           const bool in = j + u * V < n;
           const Off o = (j + u * V) * stride;
           cu[u] = in ? c[o] : I{0};
-          vu[u] = in ? v[o] : T{0};
+          vu[u] = in ? widen<T>(v[o]) : T{0};
         }
 #pragma unroll
         for (int u = 0; u < 4; ++u)
@@ -145,7 +158,7 @@ __global__ void __launch_bounds__(kBlock)
         for (int u = 0; u < 4; ++u)
           if (j + u * V < n) sum += vu[u] * xu[u];
       }
-    } else {
+    } else if constexpr (std::is_same_v<S, T>) {
       // Whole rounds of four entries, then the tail one by one.
       Off j = sub;
       for (; j + 3 * V < n; j += 4 * V) {
@@ -176,7 +189,7 @@ __global__ void __launch_bounds__(kBlock)
   if (i < rows && sub == 0) store_axpby(y, layout.out(i), alpha, sum, beta);
 }
 
-/// Enqueues rows_kernel<V> over the stored rows of A (ELL, SELL or HLL: its
+/// Enqueues rows_kernel<V> over the stored rows of A (ELL, SELL, SELL-LP or HLL: its
 /// rows(), row_len(), col_idx() and values()) with `layout` on `stream`,
 /// checked; the entries of col_idx and values (padding included) pick the
 /// offset type.
@@ -186,7 +199,7 @@ void launch_rows(const char* name, const M& A, Layout layout, const T* x, T alph
   const std::int64_t rows = A.rows();
   const auto* row_len = A.row_len().data();
   const auto* col = A.col_idx().data();
-  const T* val = A.values().data();
+  const auto* val = A.values().data();
   const unsigned grid = grid_size(rows * V, kBlock, name);
   if (static_cast<std::int64_t>(A.values().size()) <= 0x7fffffff) {
     rows_kernel<V, std::int32_t>
