@@ -196,6 +196,53 @@ TYPED_TEST(Generate, FemBlocksAreFull) {
   }
 }
 
+TYPED_TEST(Generate, SymmetricValuesMirrorExactlyAndStayDominant) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  for (const char* text : {"stencil2d:n=13,points=9,symmetric=1", "stencil3d:n=7,symmetric=1",
+                           "stencil3d:n=6,points=27,symmetric=1", "fem:n=6,block=3,symmetric=1"}) {
+    auto spec = parse_gen_spec(text);
+    spec.seed = fresh_seed();
+    const auto A = generate<T, I>(spec);
+    auto plain = spec;
+    plain.symmetric = false;
+    const auto B = generate<T, I>(plain);
+    ASSERT_TRUE(std::ranges::equal(A.col_idx(), B.col_idx())) << text << ": pattern changed";
+    std::int64_t mirrored = 0;
+    for (std::int64_t i = 0; i < A.rows(); ++i) {
+      double off = 0, diag = 0;
+      for (std::int64_t k = A.row_ptr()[i]; k < A.row_ptr()[i + 1]; ++k) {
+        const std::int64_t j = A.col_idx()[k];
+        if (j == i) {
+          diag = A.values()[k];
+          continue;
+        }
+        off -= A.values()[k];
+        const auto b = A.col_idx().begin() + A.row_ptr()[j],
+                   e = A.col_idx().begin() + A.row_ptr()[j + 1];
+        const auto it = std::lower_bound(b, e, static_cast<I>(i));
+        ASSERT_TRUE(it != e && *it == i) << text << ": (" << i << "," << j << ") has no mirror";
+        ASSERT_EQ(A.values()[it - A.col_idx().begin()], A.values()[k])
+            << text << ": a(" << i << "," << j << ") != a(" << j << "," << i << ")";
+        ++mirrored;
+      }
+      EXPECT_GT(diag, off) << text << " row " << i;
+    }
+    EXPECT_GT(mirrored, A.rows()) << text;
+    // The unsymmetric default is not symmetric (the test above can fail).
+    bool differs = false;
+    for (std::int64_t i = 0; i < B.rows() && !differs; ++i)
+      for (std::int64_t k = B.row_ptr()[i]; k < B.row_ptr()[i + 1]; ++k) {
+        const std::int64_t j = B.col_idx()[k];
+        const auto b = B.col_idx().begin() + B.row_ptr()[j],
+                   e = B.col_idx().begin() + B.row_ptr()[j + 1];
+        const auto it = std::lower_bound(b, e, static_cast<I>(i));
+        if (B.values()[it - B.col_idx().begin()] != B.values()[k]) differs = true;
+      }
+    EXPECT_TRUE(differs) << text;
+  }
+}
+
 // ---- determinism ---------------------------------------------------------------------
 
 TYPED_TEST(Generate, SameSeedSameMatrixOnAnyThreadCount) {
@@ -537,6 +584,8 @@ TEST(GenerateNames, DescribeAndParse) {
   EXPECT_EQ(describe(parse_gen_spec("denserows:n=99,degree=2,dense_rows=3")),
             "denserows-n99-d2-r3");
   EXPECT_EQ(describe(parse_gen_spec("mixed:n=99")), "mixed-n99");
+  EXPECT_EQ(describe(parse_gen_spec("fem:n=9,block=2,symmetric=1,seed=4")), "fem-b2-n9-sym-seed4");
+  EXPECT_FALSE(parse_gen_spec("stencil3d:symmetric=0").symmetric);
   // Whitespace and case.
   const GenSpec s = parse_gen_spec("  Stencil3D : n = 8 , points=27, seed=9 ");
   EXPECT_EQ(s.kind, Generator::Stencil3d);
@@ -557,7 +606,9 @@ TEST(GenerateNames, SpecErrors) {
   EXPECT_CONTAINS(msg("cube:n=3"), "unknown generator 'cube'");
   EXPECT_CONTAINS(msg("cube:n=3"), "stencil2d, stencil3d, fem");
   EXPECT_CONTAINS(msg("stencil2d:degree=3"), "unknown key 'degree'");
-  EXPECT_CONTAINS(msg("stencil2d:degree=3"), "accepted: n, points, seed");
+  EXPECT_CONTAINS(msg("stencil2d:degree=3"), "accepted: n, points, symmetric, seed");
+  EXPECT_CONTAINS(msg("stencil3d:symmetric=2"), "symmetric = 2 (expected 0 or 1)");
+  EXPECT_CONTAINS(msg("random:symmetric=1"), "unknown key 'symmetric'");
   EXPECT_CONTAINS(msg("stencil2d:n=3,n=4"), "'n' given twice");
   EXPECT_CONTAINS(msg("stencil2d:n=abc"), "n = 'abc' is not an integer");
   EXPECT_CONTAINS(msg("stencil2d:n=3x"), "n = '3x'");

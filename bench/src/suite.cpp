@@ -81,7 +81,14 @@ bool is_regular(Generator g) {
 }
 
 SuiteMember member(const GenSpec& s) {
-  return SuiteMember{describe(s), std::string(to_string(s.kind)), is_regular(s.kind), s};
+  return SuiteMember{describe(s),
+                     s.symmetric ? std::string("symmetric") : std::string(to_string(s.kind)),
+                     is_regular(s.kind), s};
+}
+
+GenSpec symmetric(GenSpec s) {
+  s.symmetric = true;
+  return s;
 }
 
 /// One size class of the default suite: each structural class once.
@@ -107,6 +114,11 @@ void add_classes(std::vector<SuiteMember>& out, const Sizes& z) {
   out.push_back(member(rows_degree(Generator::Road, z.road_n, 3)));
   out.push_back(member(rows_degree(Generator::DenseRows, z.dense_n, 8)));
   out.push_back(member(rows_degree(Generator::Mixed, z.mixed_n, 10)));
+  // Symmetric values on three of the grid patterns (group "symmetric"): the
+  // problems that symmetric storage serves (Laplacians, FEM stiffness).
+  out.push_back(member(symmetric(stencil3d(z.s3d7, 7))));
+  out.push_back(member(symmetric(stencil3d(z.s3d27, 27))));
+  out.push_back(member(symmetric(fem(z.fem3, 3))));
 }
 
 void add_real(std::vector<SuiteMember>& out, const fs::path& dir) {
@@ -149,6 +161,7 @@ Suite quick_suite() {
   m.push_back(member(stencil2d(100, 5)));                           // 10 k rows, 50 k nnz
   m.push_back(member(stencil3d(12, 27)));                           // 1.7 k rows, 40 k nnz
   m.push_back(member(fem(20, 3)));                                  // 1.2 k rows, 30 k nnz
+  m.push_back(member(symmetric(fem(20, 3))));                       // the same, symmetric
   m.push_back(member(banded(5000, 8)));                             // 5 k rows
   m.push_back(member(rmat(12, 8)));                                 // 4 k rows, 30 k nnz
   m.push_back(member(rows_degree(Generator::ChungLu, 5000, 8)));    // huge + empty rows

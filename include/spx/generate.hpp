@@ -28,6 +28,9 @@
 //   mixed       n                      n         economics-like: small blocks, medium runs,
 //                                                about log2(n) long rows, scattered entries
 //
+// Stencils and FEM take symmetric=1 for symmetric values (the pattern is
+// symmetric already), e.g. for the symmetric storage formats.
+//
 // Spec strings (CLI, benchmarks): "stencil3d:n=64,points=27,seed=3".
 #pragma once
 
@@ -67,6 +70,9 @@ struct GenSpec {
   int bands = 8;        ///< Banded: number of segmented diagonals besides the main one
   int dense_rows = 4;   ///< DenseRows: number of completely dense rows
   std::uint64_t seed = 1;
+  /// Stencils and FEM: symmetric values (a_ij = a_ji, still diagonally
+  /// dominant with a positive diagonal); spec key symmetric=1, name suffix -sym.
+  bool symmetric = false;
 };
 
 /// Defaults that suit `kind` (e.g. 7 points for Stencil3d, 10000 rows for the

@@ -146,9 +146,9 @@ std::vector<std::string_view> gen_spec_keys(Generator kind) {
   switch (kind) {
     case Generator::Stencil2d:
     case Generator::Stencil3d:
-      return {"n", "points", "seed"};
+      return {"n", "points", "symmetric", "seed"};
     case Generator::Fem:
-      return {"n", "block", "seed"};
+      return {"n", "block", "symmetric", "seed"};
     case Generator::Random:
     case Generator::ChungLu:
       return {"n", "degree", "seed"};
@@ -172,6 +172,11 @@ void validate(const GenSpec& spec) {
   const auto uses = [&](std::string_view key) {
     return std::ranges::find(keys, key) != keys.end();
   };
+  if (spec.symmetric && !uses("symmetric"))
+    throw InvalidInput(fmt::format(
+        "{}: symmetric = 1 is only for stencil2d, stencil3d and fem (their patterns are "
+        "symmetric)",
+        w));
   if (uses("n") && spec.n < 0) throw InvalidInput(fmt::format("{}: n = {} is negative", w, spec.n));
   if (spec.kind == Generator::Stencil2d && spec.points != 5 && spec.points != 9)
     throw InvalidInput(
@@ -243,6 +248,7 @@ std::string describe(const GenSpec& spec) {
       s = fmt::format("mixed-n{}", spec.n);
       break;
   }
+  if (spec.symmetric) s += "-sym";
   if (spec.seed != 1) s += fmt::format("-seed{}", spec.seed);
   return s;
 }
@@ -293,7 +299,13 @@ GenSpec parse_gen_spec(std::string_view text) {
       spec.bands = parse_number<int>(value, key, all);
     else if (key == "dense_rows")
       spec.dense_rows = parse_number<int>(value, key, all);
-    else if (key == "seed")
+    else if (key == "symmetric") {
+      const int flag = parse_number<int>(value, key, all);
+      if (flag != 0 && flag != 1)
+        throw InvalidInput(
+            fmt::format("generator spec '{}': symmetric = {} (expected 0 or 1)", all, value));
+      spec.symmetric = flag == 1;
+    } else if (key == "seed")
       spec.seed = parse_number<std::uint64_t>(value, key, all);
     if (comma == std::string_view::npos) break;
     rest = rest.substr(comma + 1);
@@ -319,7 +331,7 @@ Csr<T, I> generate(const GenSpec& spec) try {
       const std::int64_t side = n > 0 ? 3 * n - 2 : 0;
       check_exact(rows, spec.points == 5 ? checked_mul(5, rows, "nnz") - 4 * n
                                          : checked_mul(side, side, "nnz"));
-      return gen::stencil2d<T, I>(n, rows, spec.points, seeds);
+      return gen::stencil2d<T, I>(n, rows, spec.points, seeds, spec.symmetric);
     }
     case Generator::Stencil3d: {
       const std::int64_t plane = checked_mul(n, n, "rows"), rows = checked_mul(plane, n, "rows");
@@ -327,13 +339,13 @@ Csr<T, I> generate(const GenSpec& spec) try {
       check_exact(rows, spec.points == 7
                             ? checked_mul(7, rows, "nnz") - 6 * plane
                             : checked_mul(checked_mul(side, side, "nnz"), side, "nnz"));
-      return gen::stencil3d<T, I>(n, spec.points, seeds);
+      return gen::stencil3d<T, I>(n, spec.points, seeds, spec.symmetric);
     }
     case Generator::Fem: {
       const std::int64_t b = spec.block, side = n > 0 ? 3 * n - 2 : 0;
       check_exact(checked_mul(checked_mul(n, n, "rows"), b, "rows"),
                   checked_mul(checked_mul(side, side, "nnz"), b * b, "nnz"));
-      return gen::fem<T, I>(n, spec.block, seeds);
+      return gen::fem<T, I>(n, spec.block, seeds, spec.symmetric);
     }
     case Generator::Random:
       return gen::random_uniform<T, I>(n, spec.degree, seeds);

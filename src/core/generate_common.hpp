@@ -377,14 +377,42 @@ auto dominant_values(std::uint64_t seed) {
   };
 }
 
+/// The same as dominant_values, but the off-diagonal value of (i, j) is drawn
+/// from a stream keyed by the unordered pair {i, j}, so that a structurally
+/// symmetric pattern gets symmetric values (a symmetric, diagonally dominant
+/// matrix with a positive diagonal: positive definite).
+template <Value T>
+auto symmetric_dominant_values(std::uint64_t seed) {
+  return [seed](std::int64_t i, const std::int64_t* cols, std::int64_t len, T* out) {
+    double sum = 0;
+    std::int64_t diag = -1;
+    for (std::int64_t k = 0; k < len; ++k) {
+      if (cols[k] == i) {
+        diag = k;
+        continue;
+      }
+      const auto a = static_cast<std::uint64_t>(std::min(i, cols[k]));
+      const auto b = static_cast<std::uint64_t>(std::max(i, cols[k]));
+      const double v = 0.5 + Rng(hash(seed, a, b)).uniform();
+      sum += v;
+      out[k] = static_cast<T>(-v);
+    }
+    if (diag >= 0) {
+      const auto d = static_cast<std::uint64_t>(i);
+      out[diag] = static_cast<T>(sum + 0.5 + Rng(hash(seed, d, d)).uniform());
+    }
+  };
+}
+
 // ---- the generators (one per class; spec already validated) ------------------
 
 template <Value T, Index I>
-Csr<T, I> stencil2d(std::int64_t width, std::int64_t rows, int points, Seeds seeds);
+Csr<T, I> stencil2d(std::int64_t width, std::int64_t rows, int points, Seeds seeds,
+                    bool symmetric = false);
 template <Value T, Index I>
-Csr<T, I> stencil3d(std::int64_t n, int points, Seeds seeds);
+Csr<T, I> stencil3d(std::int64_t n, int points, Seeds seeds, bool symmetric = false);
 template <Value T, Index I>
-Csr<T, I> fem(std::int64_t n, int block, Seeds seeds);
+Csr<T, I> fem(std::int64_t n, int block, Seeds seeds, bool symmetric = false);
 template <Value T, Index I>
 Csr<T, I> banded(std::int64_t n, int bands, Seeds seeds);
 template <Value T, Index I>

@@ -10,11 +10,21 @@
 
 namespace spx::gen {
 
+/// A square grid matrix of `rows` rows with the (structurally symmetric)
+/// pattern `pattern` and diagonally dominant values, symmetric ones when asked.
+template <Value T, Index I, class Pattern>
+Csr<T, I> grid_csr(std::int64_t rows, const Pattern& pattern, Seeds seeds, bool symmetric) {
+  if (symmetric)
+    return build_csr<T, I>(rows, rows, pattern, symmetric_dominant_values<T>(seeds.values));
+  return build_csr<T, I>(rows, rows, pattern, dominant_values<T>(seeds.values));
+}
+
 /// Stencil on a grid of `width` columns whose first `rows` nodes (natural
 /// ordering, x fastest) are kept: rows = width² is the full n×n grid; fewer
 /// rows give a truncated last grid row (batch members of any size).
 template <Value T, Index I>
-Csr<T, I> stencil2d(std::int64_t width, std::int64_t rows, int points, Seeds seeds) {
+Csr<T, I> stencil2d(std::int64_t width, std::int64_t rows, int points, Seeds seeds,
+                    bool symmetric) {
   const bool box = points == 9;
   const auto pattern = [=](std::int64_t i, std::vector<std::int64_t>& out) {
     const std::int64_t y = i / width, x = i % width;
@@ -28,11 +38,11 @@ Csr<T, I> stencil2d(std::int64_t width, std::int64_t rows, int points, Seeds see
       }
     }
   };
-  return build_csr<T, I>(rows, rows, pattern, dominant_values<T>(seeds.values));
+  return grid_csr<T, I>(rows, pattern, seeds, symmetric);
 }
 
 template <Value T, Index I>
-Csr<T, I> stencil3d(std::int64_t n, int points, Seeds seeds) {
+Csr<T, I> stencil3d(std::int64_t n, int points, Seeds seeds, bool symmetric) {
   const bool box = points == 27;
   const std::int64_t plane = n * n;
   const auto pattern = [=](std::int64_t i, std::vector<std::int64_t>& out) {
@@ -49,13 +59,13 @@ Csr<T, I> stencil3d(std::int64_t n, int points, Seeds seeds) {
       }
     }
   };
-  return build_csr<T, I>(plane * n, plane * n, pattern, dominant_values<T>(seeds.values));
+  return grid_csr<T, I>(plane * n, pattern, seeds, symmetric);
 }
 
 /// Node (y, x) of the n×n grid couples with its 3×3 neighbourhood; each
 /// coupling is a dense b×b block, rows p·b .. p·b+b−1 belong to node p.
 template <Value T, Index I>
-Csr<T, I> fem(std::int64_t n, int block, Seeds seeds) {
+Csr<T, I> fem(std::int64_t n, int block, Seeds seeds, bool symmetric) {
   const std::int64_t b = block;
   const auto pattern = [=](std::int64_t i, std::vector<std::int64_t>& out) {
     const std::int64_t p = i / b, y = p / n, x = p % n;
@@ -70,7 +80,7 @@ Csr<T, I> fem(std::int64_t n, int block, Seeds seeds) {
     }
   };
   const std::int64_t rows = n * n * b;
-  return build_csr<T, I>(rows, rows, pattern, dominant_values<T>(seeds.values));
+  return grid_csr<T, I>(rows, pattern, seeds, symmetric);
 }
 
 /// The main diagonal plus `bands` other diagonals at distinct offsets within
@@ -194,11 +204,11 @@ Csr<T, I> road(std::int64_t n, Seeds seeds) {
       n, n, [](std::int64_t r) { return r; }, count, pattern, values);
 }
 
-#define SPX_INST(T, I)                                                        \
-  template Csr<T, I> stencil2d<T, I>(std::int64_t, std::int64_t, int, Seeds); \
-  template Csr<T, I> stencil3d<T, I>(std::int64_t, int, Seeds);               \
-  template Csr<T, I> fem<T, I>(std::int64_t, int, Seeds);                     \
-  template Csr<T, I> banded<T, I>(std::int64_t, int, Seeds);                  \
+#define SPX_INST(T, I)                                                              \
+  template Csr<T, I> stencil2d<T, I>(std::int64_t, std::int64_t, int, Seeds, bool); \
+  template Csr<T, I> stencil3d<T, I>(std::int64_t, int, Seeds, bool);               \
+  template Csr<T, I> fem<T, I>(std::int64_t, int, Seeds, bool);                     \
+  template Csr<T, I> banded<T, I>(std::int64_t, int, Seeds);                        \
   template Csr<T, I> road<T, I>(std::int64_t, Seeds);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST

@@ -179,6 +179,7 @@ std::string footer() {
        "Examples:\n"
        "  spx gen stencil3d --n 64 --points 27 -o cube.mtx\n"
        "  spx gen rmat:scale=16,degree=16,seed=3 -o rmat.mtx.gz\n"
+       "  spx gen fem:n=200,block=3,symmetric=1 -o stiffness.mtx\n"
        "  spx gen batch --count 1000 --min-rows 11 --max-rows 1024 -o batch\n";
   return s;
 }
@@ -201,6 +202,7 @@ void add_gen(CLI::App& app) {
       {"scale", "rmat: 2^scale rows, 0..40"},
       {"bands", "banded: number of segmented diagonals"},
       {"dense_rows", "denserows: number of dense rows"},
+      {"symmetric", "stencils, fem: 1 for symmetric values (a_ij = a_ji), 0 (default) not"},
       {"seed", "random seed (default 1)"},
   };
   o->values.resize(std::size(keys));
@@ -211,10 +213,11 @@ void add_gen(CLI::App& app) {
     // generator checks what each kind accepts (points 5 or 9, ...).
     const std::string key = keys[k].first;
     const CLI::Validator check =
-        key == "seed"     ? seed_value()
-        : key == "degree" ? number_in(0, std::numeric_limits<double>::max())
-        : key == "n"      ? integer_in(0, std::numeric_limits<std::int64_t>::max())
-                          : integer_in(0, std::numeric_limits<int>::max());
+        key == "seed"        ? seed_value()
+        : key == "degree"    ? number_in(0, std::numeric_limits<double>::max())
+        : key == "n"         ? integer_in(0, std::numeric_limits<std::int64_t>::max())
+        : key == "symmetric" ? integer_in(0, 1)
+                             : integer_in(0, std::numeric_limits<int>::max());
     auto* opt = cmd->add_option(flag, o->values[k], keys[k].second)->check(check);
     o->keys.emplace_back(keys[k].first, opt);
   }
