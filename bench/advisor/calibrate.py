@@ -23,6 +23,7 @@ regular (row-length std <= 0.5 x mean), irregular (the rest).
 usage: calibrate.py FILE.json... > src/core/advisor_table.inc
 (the files of every backend together; each file's backend is its run's.)
 """
+import gzip
 import json
 import statistics
 import sys
@@ -56,7 +57,7 @@ def main(paths):
     sources = []
     refs = []
     for path in paths:
-        d = json.load(open(path))
+        d = json.load((gzip.open if path.endswith(".gz") else open)(path, "rt"))  # .json or .json.gz
         if d.get("op", "spmv") != "spmv":
             continue
         sources.append(path)

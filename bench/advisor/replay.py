@@ -11,6 +11,7 @@ in-sample estimate, not a measurement.
 usage: replay.py FILE.json...
 """
 import collections
+import gzip
 import json
 import math
 import statistics
@@ -70,7 +71,7 @@ def main(paths):
         return 0.5
 
     for path in paths:
-        d = json.load(open(path))
+        d = json.load((gzip.open if path.endswith(".gz") else open)(path, "rt"))  # .json or .json.gz
         bw = d["run"]["copy_gbs"] * 1e9
         cuda = d["run"]["backend"] == "cuda"
         b = "Backend::Cuda" if cuda else "Backend::Cpu"
@@ -81,6 +82,7 @@ def main(paths):
                     and r["matrix"] in mats and r.get("op", "spmv") == "spmv"):
                 by[(r["matrix"], r["precision"])].append(r)
         res, csr_res = collections.defaultdict(list), collections.defaultdict(list)
+        worst_of = {}
         for (m, p), recs in by.items():
             c = klass(mats[m]["stats"])
             csr = [r for r in recs if r["format"] == "csr"]
@@ -108,8 +110,9 @@ def main(paths):
                     if best is None or total < best:
                         best = total
                     if pick is None or pc + n * pt < pick[0]:
-                        pick = (pc + n * pt, total)
+                        pick = (pc + n * pt, total, r["format"] + "/" + r["algorithm"])
                 res[(p, n)].append(best / pick[1])
+                worst_of.setdefault((p, n), []).append((best / pick[1], m, pick[2]))
                 if auto:
                     csr_res[(p, n)].append(best / (n * auto[0]["time_s"]))
         print(path)
@@ -120,6 +123,8 @@ def main(paths):
             print("  {} N={:5d} matrices {:3d}: oracle/pick geomean {:.3f} worst {:.3f}"
                   " | CSR-Auto geomean {:.3f} worst {:.3f}".format(
                       k[0], k[1], len(v), gm, min(v), gw, min(w) if w else float("nan")))
+            ratio, m, f = min(worst_of[k])
+            print("           worst: {} (pick {})".format(m, f))
 
 
 if __name__ == "__main__":

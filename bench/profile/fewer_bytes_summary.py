@@ -10,6 +10,7 @@ the documented bound (error_ratio <= 1).
 Usage: fewer_bytes_summary.py BENCH.json [--min-nnz N]
 """
 import argparse
+import gzip
 import json
 import math
 
@@ -21,7 +22,7 @@ def main():
     ap.add_argument("json")
     ap.add_argument("--min-nnz", type=int, default=0, help="only members with at least this many nonzeros")
     a = ap.parse_args()
-    recs = json.load(open(a.json))["records"]
+    recs = json.load((gzip.open if a.json.endswith(".gz") else open)(a.json, "rt"))["records"]
     best, new = {}, {}
     for r in recs:
         if r.get("op") != "spmv" or r.get("status") != "ok" or r.get("baseline"):
