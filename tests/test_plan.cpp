@@ -19,6 +19,7 @@
 #include "spx/generate.hpp"
 #include "spx/ops.hpp"
 #include "spx/plan.hpp"
+#include "spx/registry.hpp"
 
 namespace spx::test {
 namespace {
@@ -139,6 +140,42 @@ TEST(Advisor, CudaModelAnswersWithoutADevice) {
 TEST(Plan, DeviceBandwidthIsMeasured) {
   SPX_REQUIRE_GPU_OR_SKIP();
   EXPECT_GT(advisor_bandwidth(Backend::Cuda), 50.0);
+}
+
+// CUDA: CSR is offered with the kernel its Auto rule picks on the device copy
+// (the rule from the counts equals the rule from the matrix), every CSR
+// kernel when asked, and a plan that forces another CSR kernel still gets it.
+TEST(Plan, DeviceAdvisorOffersCsrWithItsAutoKernel) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = double;
+  using I = std::int32_t;
+  const auto count_csr = [](const Advice& a) {
+    return std::ranges::count_if(a.candidates,
+                                 [](const Candidate& c) { return c.format == Format::Csr; });
+  };
+  for (const char* spec : {"random:n=3000,degree=6", "stencil2d:n=400", "chunglu:n=200000,degree=8",
+                           "random:n=300000,degree=40"}) {
+    SCOPED_TRACE(spec);
+    const auto A = gen<T, I>(spec);
+    const Csr<T, I> dA = A.to(Space::Device);
+    const Algorithm want =
+        Registry<T, I>::instance().choose_spmv(MatrixRef<T, I>{&dA}, Backend::Cuda);
+    AdvisorOptions o;
+    o.backend = Backend::Cuda;
+    const Advice a = advise(A, products(1), o);
+    ASSERT_EQ(count_csr(a), 1);
+    for (const Candidate& c : a.candidates)
+      if (c.format == Format::Csr) EXPECT_EQ(c.algorithm, want);
+    o.all_csr_kernels = true;
+    EXPECT_GT(count_csr(advise(A, products(1), o)), 3);
+  }
+  const auto A = gen<T, I>("stencil2d:n=100");
+  PlanOptions po;
+  po.format = Format::Csr;
+  po.algorithm = Algorithm::MergePath;
+  const auto dA = A.to(Space::Device);
+  const Plan<T, I> plan(dA, products(1), po);
+  EXPECT_EQ(plan.report().algorithm, Algorithm::MergePath);
 }
 
 // ---- footprints without conversion ---------------------------------------------------

@@ -55,6 +55,11 @@ struct AdvisorOptions {
   /// error bound) may be candidates. Off: they are listed as not feasible,
   /// unless the matrix is already in one (`current`).
   bool allow_reduced_precision = false;
+  /// SpMV: offer every CSR kernel. Off (the default), CSR is offered with the
+  /// one kernel its Auto rule picks where the backend can tell it from the
+  /// matrix's counts (CUDA; docs/advisor.md, "CSR's kernel"). A plan that
+  /// forces a CSR kernel turns this on.
+  bool all_csr_kernels = false;
 };
 
 /// One (format, kernel) the advisor considered.

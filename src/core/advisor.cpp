@@ -525,6 +525,20 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
     if (kernels.empty())
       throw Unsupported(fmt::format("advise: no {} kernel on the {} backend in this build",
                                     to_string(work.op), to_string(backend)));
+    // CSR SpMV: only the kernel the backend's Auto rule picks, where the
+    // backend can tell it from the counts. On the H100 the model alone picked
+    // the adaptive kernel on small real matrices whose products are latency-
+    // bound (ca-grqc: 11.6 us against the vector kernel's 5.9 us that Auto
+    // picks; docs/advisor.md, "CSR's kernel").
+    if (work.op == Op::Spmv && !options.all_csr_kernels) {
+      const detail::BackendModule* module = detail::find_backend(backend);
+      if (module != nullptr && module->csr_spmv_auto != nullptr && module->available()) {
+        const Algorithm a = module->csr_spmv_auto(p.stats.rows, p.stats.nnz, p.stats.row_max,
+                                                  static_cast<std::int64_t>(p.csr_bytes));
+        std::erase_if(kernels,
+                      [&](const auto& k) { return k.first == Format::Csr && k.second != a; });
+      }
+    }
 
     for (const auto& [f, a] : kernels) {
       Candidate c;

@@ -134,6 +134,7 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
   ao.backend = s.backend;
   ao.bandwidth_gbs = options.bandwidth_gbs;
   ao.convert = options.convert;
+  ao.all_csr_kernels = options.algorithm != Algorithm::Auto;
   ao.allow_reduced_precision =
       options.allow_reduced_precision || (options.format && reduced_precision(*options.format));
   PlanReport& r = s.report;

@@ -64,6 +64,11 @@ inline bool irregular_rows(double mean, std::int64_t max_len) {
 /// The Auto rule for device CSR (documented in csr.cu and docs/architecture.md).
 template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A);
+/// The same rule from the counts it reads: rows, nonzeros, the longest row
+/// and the matrix's bytes (values, column indices and row pointers). The
+/// advisor asks it through BackendModule::csr_spmv_auto, from host statistics.
+Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
+                          std::int64_t bytes);
 
 /// Lanes per row the adaptive kernel uses for a mean row length.
 int adaptive_width(double mean_row_length);

@@ -9,6 +9,7 @@
 
 #include "core/backend.hpp"
 #include "cuda/check.hpp"
+#include "cuda/kernels.hpp"
 #include "cuda/register.hpp"
 #include "spx/core/array.hpp"
 
@@ -108,6 +109,7 @@ const BackendModule& cuda_backend_module() {
       .copy = device_copy,
       .copy_bandwidth = device_copy_bandwidth,
       .synchronize = device_synchronize,
+      .csr_spmv_auto = cuda::choose_csr_from,
       .register_f32_i32 = register_cuda_kernels<float, std::int32_t>,
       .register_f32_i64 = register_cuda_kernels<float, std::int64_t>,
       .register_f64_i32 = register_cuda_kernels<double, std::int32_t>,
