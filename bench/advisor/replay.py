@@ -18,6 +18,7 @@ import statistics
 import sys
 from pathlib import Path
 
+REDUCED_PRECISION = {"sell_lp"}  # formats whose values are stored in reduced precision
 TABLE = Path(__file__).resolve().parents[2] / "src" / "core" / "advisor_table.inc"
 
 
@@ -109,6 +110,10 @@ def main(paths):
                         (csr_bytes + r["format_bytes"]) / (e * bw)
                     if best is None or total < best:
                         best = total
+                    if r["format"] in REDUCED_PRECISION:
+                        continue  # never picked unless the caller allows it (the bench does not)
+                    if cuda and r["format"] == "csr" and not r["auto_choice"]:
+                        continue  # CUDA: CSR is offered with its Auto kernel only (docs/advisor.md)
                     if pick is None or pc + n * pt < pick[0]:
                         pick = (pc + n * pt, total, r["format"] + "/" + r["algorithm"])
                 res[(p, n)].append(best / pick[1])
