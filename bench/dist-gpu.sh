@@ -21,7 +21,9 @@ export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive NCCL_NVLS_ENABLE=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 if [[ ${SPX_NO_BUILD:-0} == 1 ]]; then  # binaries built elsewhere (for sm_90) and carried
-  nccl="NCCL $(ldd "$B/spx-dist" | grep -o 'libnccl[^ ]* => [^ ]*' || echo 'not linked')"
+  bin="$B/spx-dist"
+  [[ -x $bin ]] || bin="$B/tests/dist/spx_dist_tests"  # only the tests carried
+  nccl="NCCL $(ldd "$bin" | grep -o 'libnccl[^ ]* => [^ ]*' || echo 'not linked') ($(basename "$bin"))"
 else
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON -DSPX_MPI=ON > "$B.configure.log" 2>&1 &&
   cmake --build "$B" -j "$(nproc)" --target spx_dist_tests spx-dist > "$B.build.log" 2>&1 || {
