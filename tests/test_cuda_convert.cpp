@@ -131,6 +131,11 @@ std::pair<std::string, std::vector<Part>> describe(const Matrix<T, I>& M) {
           s += fmt::format("nnz={} stored={}", m.nnz(), m.stored());
           p = {part("row_ptr", m.row_ptr()), part("col_idx", m.col_idx()),
                part("values", m.values())};
+        } else if constexpr (std::is_same_v<F, SymDia<T, I>>) {
+          s += fmt::format("nnz={} ndiag={} diagonal={}", m.nnz(), m.ndiag(), m.diagonal_entries());
+          p = {part("offsets", m.offsets()), part("values", m.values()),
+               part("zeros.rows", m.explicit_zeros().rows),
+               part("zeros.cols", m.explicit_zeros().cols)};
         } else {
           static_assert(sizeof(F) == 0, "a format without a description");
         }
@@ -238,6 +243,7 @@ Variants core_variants() {
     o.threads_per_row = 4;
   });
   add(v, "SYM_CSR", Format::SymCsr, none);  // a refusal on matrices that are not symmetric
+  add(v, "SYM_DIA", Format::SymDia, none);
   return v;
 }
 
@@ -316,6 +322,11 @@ Variants all_variants() {
   });
   add(v, "JAD", Format::Jad, none);
   add(v, "SYM_CSR", Format::SymCsr, none);
+  add(v, "SYM_DIA", Format::SymDia, none);
+  add(v, "SYM_DIA tight budget", Format::SymDia, [](ConvertOptions& o) {
+    o.max_bytes_floor = 0;
+    o.max_expansion = 2;
+  });
   add(v, "DIA", Format::Dia, none);
   add(v, "DIA tight budget", Format::Dia, [](ConvertOptions& o) {
     o.max_bytes_floor = 0;
@@ -472,7 +483,7 @@ TYPED_TEST(CudaConvert, ConvertKeepsTheDevice) {
       random_csr<T, I>(100, 120, fresh_seed(), [](std::int64_t, auto& g) { return 1 + g() % 5; });
   const Csr<T, I> dA = A.to(Space::Device);
   for (Format f : kAllFormats) {
-    if (f == Format::SymCsr) continue;  // needs a symmetric matrix: SymCsrOnTheDevice below
+    if (f == Format::SymCsr || f == Format::SymDia) continue;  // symmetric: SymCsrOnTheDevice
     SCOPED_TRACE(to_string(f));
     ConvertOptions o;
     o.min_block_fill = 0;
@@ -517,6 +528,7 @@ TYPED_TEST(CudaConvert, SymCsrOnTheDevice) {
   using I = typename TypeParam::index_type;
   Variants sym;
   add(sym, "SYM_CSR", Format::SymCsr, none);
+  add(sym, "SYM_DIA", Format::SymDia, none);  // the same test of symmetry, then DIA's passes
   for (auto& [name, A] : handmade_matrices<T, I>())
     if (name.starts_with("sym-") || name == "1x1" || name == "0x0" || name == "diag-empty-rows")
       check_variants(A, name, sym);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Issue 20's figures from a `spx bench` JSON: for each of the formats that move
-fewer bytes per nonzero (sell_pack, sym_csr, sell_lp), per member and
+fewer bytes per nonzero (sell_pack, sym_csr, sym_dia, sell_lp), per member and
 precision, the best full-storage, full-precision SpX kernel's time over the
 format's best (speed-up), its bytes per nonzero against that kernel's, the
 fraction of the copy bandwidth in the bytes it actually moves, its device
@@ -14,7 +14,7 @@ import gzip
 import json
 import math
 
-NEW = ("sell_pack", "sym_csr", "sell_lp")
+NEW = ("sell_pack", "sym_csr", "sym_dia", "sell_lp")
 
 
 def main():

@@ -80,6 +80,11 @@ inline constexpr detail::ToFormat<Format::SellPack> to_sell_pack{};
 /// (Unsupported) a matrix that is not square, or not symmetric in structure
 /// and values (a_ij == a_ji exactly), naming the first asymmetric entry.
 inline constexpr detail::ToFormat<Format::SymCsr> to_sym_csr{};
+/// SymDia: the diagonals of offset <= 0 of a symmetric matrix (DIA of its
+/// lower triangle and diagonal). Refuses (Unsupported) what to_sym_csr
+/// refuses, with the same messages, and, as to_dia, storage beyond the
+/// budget of ConvertOptions (max_expansion, max_bytes_floor).
+inline constexpr detail::ToFormat<Format::SymDia> to_sym_dia{};
 
 // ---- format → CSR -----------------------------------------------------------
 

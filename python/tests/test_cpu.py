@@ -141,7 +141,7 @@ def test_batch_spmv():
 def test_every_format(fmt):
     m, n = 200, 150
     A = random_csr(m, n, 0.04)
-    if fmt == "sym_csr":  # symmetric storage: a square symmetric matrix
+    if fmt in ("sym_csr", "sym_dia"):  # symmetric storage: a square symmetric matrix
         m = n
         A = random_csr(n, n, 0.04)
         A = sp.csr_array(A + A.T)

@@ -449,6 +449,22 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
       f.bytes = (m + 1) * SI + (nnz + diagonal) / 2 * (SI + ST);
     });
   }
+  // SYM_DIA: the occupied diagonals of offset <= 0 over all rows (a symmetric
+  // matrix's occupied diagonals come in pairs, plus the main one when any
+  // diagonal entry is stored); refused unless A is symmetric, or, as DIA,
+  // beyond the budget.
+  {
+    Footprint& f = at(Format::SymDia);
+    f.refused = refusal([&] {
+      const std::int64_t diagonal = detail::check_symmetric(A, "SYM_DIA");
+      const std::int64_t lower = (s.diagonals + (diagonal > 0 ? 1 : 0)) / 2;
+      const detail::PaddedSize size = detail::dia_size<T, I>(m, lower);
+      f.bytes = size.bytes;
+      detail::require_index_fits<I>("SYM_DIA", "rows x diagonals", size.values);
+      detail::check_padded_budget("SYM_DIA", fmt::format("{} rows x {} diagonals", m, lower), size,
+                                  (nnz + diagonal) / 2, p.csr_bytes, o);
+    });
+  }
   // BCSR: blocks from the block fill of analyze (b ≤ 8) or counted.
   {
     Footprint& f = at(Format::Bcsr);

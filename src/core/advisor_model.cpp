@@ -62,6 +62,15 @@ std::string_view calibrated_name(Backend b, Format f) {
       if (r.backend == b && r.format == fn && r.records >= kMinRecords) return fn;
     return to_string(Format::Sell);
   }
+  // SYM_DIA runs DIA's scheme (a thread per row streaming diagonals), each
+  // stored value read twice, the second time from cache: DIA's calibrated
+  // efficiency and costs, applied to SYM_DIA's own (about halved) byte count,
+  // on either backend, until it has records of its own.
+  if (f == Format::SymDia) {
+    for (const EffRow& r : kRelative)
+      if (r.backend == b && r.format == fn && r.records >= kMinRecords) return fn;
+    return to_string(Format::Dia);
+  }
   if (f == Format::SellPack && b == Backend::Cuda) {
     for (const ConvRow& r : kConversion)
       if (r.backend == b && r.format == fn) return fn;

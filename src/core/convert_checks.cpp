@@ -30,23 +30,27 @@ void check_options(Format f, const ConvertOptions& options) {
   }
 }
 
-void check_sym_square(std::int64_t rows, std::int64_t cols) {
+void check_sym_square(std::int64_t rows, std::int64_t cols, std::string_view format) {
   if (rows != cols)
-    throw Unsupported(fmt::format(
-        "SYM_CSR: the matrix is {}x{}, not square (SYM_CSR holds symmetric matrices)", rows, cols));
+    throw Unsupported(
+        fmt::format("{}: the matrix is {}x{}, not square ({} holds symmetric matrices)", format,
+                    rows, cols, format));
 }
 
 template <Value T>
-void throw_not_symmetric(std::int64_t i, std::int64_t j, T aij, const T* aji) {
+void throw_not_symmetric(std::int64_t i, std::int64_t j, T aij, const T* aji,
+                         std::string_view format) {
   if (aji == nullptr)
     throw Unsupported(fmt::format(
-        "SYM_CSR: the matrix is not symmetric: a({}, {}) = {} is stored but a({}, {}) is not", i, j,
-        aij, j, i));
+        "{}: the matrix is not symmetric: a({}, {}) = {} is stored but a({}, {}) is not", format, i,
+        j, aij, j, i));
   throw Unsupported(
-      fmt::format("SYM_CSR: the matrix is not symmetric: a({}, {}) = {} but a({}, {}) = {}", i, j,
-                  aij, j, i, *aji));
+      fmt::format("{}: the matrix is not symmetric: a({}, {}) = {} but a({}, {}) = {}", format, i,
+                  j, aij, j, i, *aji));
 }
-template void throw_not_symmetric(std::int64_t, std::int64_t, float, const float*);
-template void throw_not_symmetric(std::int64_t, std::int64_t, double, const double*);
+template void throw_not_symmetric(std::int64_t, std::int64_t, float, const float*,
+                                  std::string_view);
+template void throw_not_symmetric(std::int64_t, std::int64_t, double, const double*,
+                                  std::string_view);
 
 }  // namespace spx::detail

@@ -43,19 +43,20 @@ void check_bcsr_size(std::int64_t block_rows, std::int64_t nblocks, std::int64_t
   check_padded_budget("BCSR", what, size, nnz, csr_bytes, options);
 }
 
-/// SYM_CSR's refusals, alike from the host and the device conversions: a
+/// The refusals of the symmetric formats (SYM_CSR, SYM_DIA: `format` names
+/// the one converted to), alike from the host and the device conversions: a
 /// matrix that is not square (Unsupported).
-void check_sym_square(std::int64_t rows, std::int64_t cols);
-/// SYM_CSR: A is not symmetric at (i, j), whose value is `aij`; `aji` is the
-/// value at (j, i), or null when (j, i) is not stored. Throws Unsupported
-/// naming both.
+void check_sym_square(std::int64_t rows, std::int64_t cols, std::string_view format = "SYM_CSR");
+/// A is not symmetric at (i, j), whose value is `aij`; `aji` is the value at
+/// (j, i), or null when (j, i) is not stored. Throws Unsupported naming both.
 template <Value T>
-[[noreturn]] void throw_not_symmetric(std::int64_t i, std::int64_t j, T aij, const T* aji);
+[[noreturn]] void throw_not_symmetric(std::int64_t i, std::int64_t j, T aij, const T* aji,
+                                      std::string_view format = "SYM_CSR");
 /// Throws Unsupported unless host CSR A is square and symmetric in structure
 /// and values (naming an asymmetric entry); returns its diagonal entries.
-/// What to_sym_csr checks on the host; the advisor asks it too.
+/// What to_sym_csr and to_sym_dia check on the host; the advisor asks it too.
 template <Value T, Index I>
-std::int64_t check_symmetric(const Csr<T, I>& A);
+std::int64_t check_symmetric(const Csr<T, I>& A, std::string_view format = "SYM_CSR");
 /// SYM_CSR's test of a pair: exactly equal values (two NaNs count as equal,
 /// so a NaN-poisoned symmetric matrix converts).
 template <Value T>

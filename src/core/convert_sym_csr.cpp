@@ -15,8 +15,8 @@ namespace detail {
 /// follows; a lower entry the cursor has not consumed by the time its own
 /// row comes has no mirror.
 template <Value T, Index I>
-std::int64_t check_symmetric(const Csr<T, I>& A) {
-  check_sym_square(A.rows(), A.cols());
+std::int64_t check_symmetric(const Csr<T, I>& A, std::string_view format) {
+  check_sym_square(A.rows(), A.cols(), format);
   const std::int64_t n = A.rows();
   const I* ptr = A.row_ptr().data();
   const I* col = A.col_idx().data();
@@ -26,7 +26,7 @@ std::int64_t check_symmetric(const Csr<T, I>& A) {
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t end = ptr[i + 1];
     std::int64_t k = cursor[i];
-    if (k < end && col[k] < i) throw_not_symmetric<T>(i, col[k], val[k], nullptr);
+    if (k < end && col[k] < i) throw_not_symmetric<T>(i, col[k], val[k], nullptr, format);
     if (k < end && col[k] == i) {
       ++diagonal;
       ++k;
@@ -35,9 +35,9 @@ std::int64_t check_symmetric(const Csr<T, I>& A) {
       const std::int64_t j = col[k];
       std::int64_t& c = cursor[j];
       if (c < ptr[j + 1] && col[c] < i)  // (j, col[c]) had no mirror in its row, met earlier
-        throw_not_symmetric<T>(j, col[c], val[c], nullptr);
-      if (c >= ptr[j + 1] || col[c] != i) throw_not_symmetric<T>(i, j, val[k], nullptr);
-      if (!sym_equal(val[k], val[c])) throw_not_symmetric<T>(i, j, val[k], &val[c]);
+        throw_not_symmetric<T>(j, col[c], val[c], nullptr, format);
+      if (c >= ptr[j + 1] || col[c] != i) throw_not_symmetric<T>(i, j, val[k], nullptr, format);
+      if (!sym_equal(val[k], val[c])) throw_not_symmetric<T>(i, j, val[k], &val[c], format);
       ++c;
     }
   }
@@ -113,7 +113,8 @@ struct HostConversion<SymCsr<T, I>> {
 
 SPX_INSTANTIATE_CONVERSION(SymCsr)
 
-#define SPX_INST(T, I) template std::int64_t detail::check_symmetric(const Csr<T, I>&);
+#define SPX_INST(T, I) \
+  template std::int64_t detail::check_symmetric(const Csr<T, I>&, std::string_view);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 

@@ -385,6 +385,22 @@ void Plan<T, I>::update_values(std::span<const T> values) {
       for (std::int64_t k = low[i]; k < low[i + 1]; ++k)
         s.value_map.push_back(std::int64_t{ptr[i]} + k - low[i]);
   }
+  if (s.value_map.empty() && used == Format::SymDia) {
+    // SYM_DIA: slot d·n + i holds A(i, i + offsets[d]) (offset <= 0), the
+    // CSR entry of row i at that column; padding slots map to nothing (-1).
+    const SymDia<T, I>& S = std::get<SymDia<T, I>>(*s.converted);
+    const I* ptr = s.csr->row_ptr().data();
+    const I* col = s.csr->col_idx().data();
+    const I* off = S.offsets().data();
+    const std::int64_t n = S.rows(), nd = S.ndiag();
+    s.value_map.assign(S.values().size(), -1);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t k = ptr[i]; k < ptr[i + 1] && col[k] <= i; ++k) {
+        const I o = static_cast<I>(col[k] - i);
+        const std::int64_t d = std::lower_bound(off, off + nd, o) - off;
+        s.value_map[static_cast<std::size_t>(d * n + i)] = k;
+      }
+  }
   if (s.value_map.empty()) {
     const Csr<T, I>& C = *s.csr;
     Array<double> pos(static_cast<std::size_t>(nnz));

@@ -51,6 +51,11 @@ void spmv_dia_rows(T alpha, const Dia<T, I>& A, const T* x, T beta, T* y, const 
 template <Value T, Index I>
 void spmv_hdi_rows(T alpha, const Hdi<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 // SYM_CSR (sym_csr.cpp): row ranges per thread, mirrors to private buffers
+// SYM_DIA (sym_dia.cpp): thread per block of rows, each lower diagonal read
+// for its stored and its mirrored part
+template <Value T, Index I>
+void spmv_sym_dia_rows(T alpha, const SymDia<T, I>& A, const T* x, T beta, T* y,
+                       const ExecContext&);
 template <Value T, Index I>
 void spmv_sym_csr_rows(T alpha, const SymCsr<T, I>& A, const T* x, T beta, T* y,
                        const ExecContext&);

@@ -137,6 +137,9 @@ void register_cpu_kernels(Registry<T, I>& reg) {
   // the own range or a private buffer (sym_csr.cpp).
   add_only_kernel<SymCsr<T, I>>(reg, rows, cpu::spmv_sym_csr_rows<T, I>,
                                 cpu::spmm_sym_csr_rows<T, I>);
+  // SYM_DIA: DIA's blocks of rows, each lower diagonal applied twice (sym_dia.cpp).
+  add_only_kernel<SymDia<T, I>>(reg, rows, cpu::spmv_sym_dia_rows<T, I>,
+                                cpu::spmm_sym_dia_rows<T, I>);
   add_only_kernel<Bcsr<T, I>>(reg, Algorithm::CpuBlockRows, cpu::spmv_bcsr_block_rows<T, I>,
                               cpu::spmm_bcsr_block_rows<T, I>);
 

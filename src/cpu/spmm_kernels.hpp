@@ -130,6 +130,11 @@ template <Value T, Index I>
 void spmm_sym_csr_rows(T alpha, const SymCsr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                        const ExecContext&);
 
+// SYM_DIA (sym_dia.cpp): the row driver over the stored and mirrored diagonals.
+template <Value T, Index I>
+void spmm_sym_dia_rows(T alpha, const SymDia<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                       const ExecContext&);
+
 /// Empty when per-thread m×n copies of C fit under kPrivateBytesLimit.
 template <Value T>
 std::string private_dense_fits(std::int64_t rows, std::int64_t n);

@@ -21,6 +21,14 @@ namespace spx::cuda {
 template <Value T, Index I>
 void spmv_dia(T alpha, const Dia<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
+// ---- SYM_DIA (sym_dia.cu) -----------------------------------------------------
+
+/// Thread per row over the diagonals of offset <= 0, each read for its
+/// stored and its mirrored part, 4 diagonals at a time with independent
+/// loads (values cached: the mirrored read hits the L2). No atomics.
+template <Value T, Index I>
+void spmv_sym_dia(T alpha, const SymDia<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+
 // ---- HDI (hdi.cu) -------------------------------------------------------------
 
 /// Thread per row, the rows of a hack consecutive (a warp per hack for the

@@ -484,14 +484,23 @@ Jad<T, I> device_to_jad(const Csr<T, I>& A, const ConvertOptions&) {
 
 // ---- SYM_CSR ------------------------------------------------------------------
 
-/// The lower triangle of a symmetric device CSR. The test of symmetry runs on
-/// the device: every entry above the diagonal finds its mirror (same value),
-/// and the entries below it are as many (so every one of them is a mirror).
-/// A refusal is rare and takes the host's path (the CSR copied back), so that
-/// it names the same entry with the same message.
+/// The lower triangle of a symmetric device CSR, as a device CSR (row i's
+/// columns <= i), and its diagonal entries. The test of symmetry runs on the
+/// device: every entry above the diagonal finds its mirror (same value), and
+/// the entries below it are as many (so every one of them is a mirror). A
+/// refusal is rare and takes the host's path (the CSR copied back), so that
+/// it names the same entry with the same message; `format` (SYM_CSR or
+/// SYM_DIA) is the target the messages name.
 template <Value T, Index I>
-SymCsr<T, I> device_to_sym_csr(const Csr<T, I>& A, const ConvertOptions&) {
-  check_sym_square(A.rows(), A.cols());
+struct Lower {
+  Array<I> ptr, col;
+  Array<T> val;
+  std::int64_t diagonal = 0;
+};
+
+template <Value T, Index I>
+Lower<T, I> device_lower(const Csr<T, I>& A, std::string_view format) {
+  check_sym_square(A.rows(), A.cols(), format);
   const std::int64_t rows = A.rows(), nnz = A.nnz();
   const I* ptr = A.row_ptr().data();
   Scratch<std::int64_t> count(rows + 1);
@@ -509,9 +518,9 @@ SymCsr<T, I> device_to_sym_csr(const Csr<T, I>& A, const ConvertOptions&) {
               "cudaMemcpy (SYM_CSR state)");
   const auto diagonal = static_cast<std::int64_t>(found[1]);
   if (found[0] != ULLONG_MAX || stored - diagonal != nnz - stored) {
-    check_symmetric(A.to(Space::Host));  // throws the host's refusal
-    throw InternalError(
-        "CSR to SYM_CSR: the device found the matrix not symmetric, the host did not");
+    check_symmetric(A.to(Space::Host), format);  // throws the host's refusal
+    throw InternalError(fmt::format(
+        "CSR to {}: the device found the matrix not symmetric, the host did not", format));
   }
   Array<I> low_ptr = device_array<I>(rows + 1);
   Array<I> col = device_array<I>(stored);
@@ -519,9 +528,15 @@ SymCsr<T, I> device_to_sym_csr(const Csr<T, I>& A, const ConvertOptions&) {
   conv::narrow(count.get(), rows + 1, low_ptr.data());
   conv::sym_fill(ptr, A.col_idx().data(), A.values().data(), rows, nnz, count.get(), col.data(),
                  val.data());
+  return {std::move(low_ptr), std::move(col), std::move(val), diagonal};
+}
+
+template <Value T, Index I>
+SymCsr<T, I> device_to_sym_csr(const Csr<T, I>& A, const ConvertOptions&) {
+  Lower<T, I> low = device_lower(A, "SYM_CSR");
   finish();
-  return SymCsr<T, I>(A.rows(), std::move(low_ptr), std::move(col), std::move(val),
-                      Known{.nnz = nnz, .sorted = true});
+  return SymCsr<T, I>(A.rows(), std::move(low.ptr), std::move(low.col), std::move(low.val),
+                      Known{.nnz = A.nnz(), .sorted = true});
 }
 
 // ---- DIA ----------------------------------------------------------------------
@@ -551,6 +566,42 @@ Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options) {
   finish();
   return Dia<T, I>(m, n, std::move(offsets), std::move(values), std::move(zeros),
                    Known{.nnz = nnz});
+}
+
+// ---- SYM_DIA ------------------------------------------------------------------
+
+/// The lower triangle (device_lower: the symmetry test and its refusals),
+/// then DIA's passes over it: its diagonals (offsets <= 0), the budget
+/// against the full CSR's bytes as on the host, the values scattered, the
+/// explicit zeros of the lower triangle.
+template <Value T, Index I>
+SymDia<T, I> device_to_sym_dia(const Csr<T, I>& A, const ConvertOptions& options) {
+  Lower<T, I> low = device_lower(A, "SYM_DIA");
+  const std::int64_t diagonal = low.diagonal;
+  const Csr<T, I> L(A.rows(), A.cols(), std::move(low.ptr), std::move(low.col), std::move(low.val),
+                    Check::Trusted);
+  const std::int64_t m = L.rows(), stored = L.nnz();
+  const std::int64_t span = m > 0 ? 2 * m - 1 : 0;
+  const int sub_bits = conv::bit_width(static_cast<std::uint64_t>(span > 0 ? span - 1 : 0));
+  GroupKeys keys = distinct_keys(L, conv::KeyMode::Diagonal, m, sub_bits, sub_bits);
+  const std::int64_t nd = keys.count;
+
+  const PaddedSize size = dia_size<T, I>(m, nd);
+  check_padded_budget("SYM_DIA", fmt::format("{} rows x {} diagonals", m, nd), size, stored,
+                      A.bytes(), options);
+
+  Array<I> offsets = device_array<I>(nd);
+  Array<T> values = device_zeros<T>(size.values, "cudaMemsetAsync (SYM_DIA values)");
+  keys.subkeys(-(m - 1), offsets.data());
+  if (stored > 0) {
+    Scratch<std::int64_t> start(2);
+    keys.group_starts(1, start.get());
+    keys.scatter(L, start.get(), values.data());
+  }
+  ExplicitZeros<I> zeros = device_explicit_zeros(L);
+  finish();
+  return SymDia<T, I>(A.rows(), std::move(offsets), std::move(values), std::move(zeros),
+                      Known{.nnz = A.nnz()}, diagonal);
 }
 
 // ---- HDI ----------------------------------------------------------------------
@@ -665,6 +716,7 @@ void register_cuda_conversions(Registry<T, I>& reg) {
   reg.template add_conversion<Hdi<T, I>>(kCuda, device_to_hdi<T, I>);
   reg.template add_conversion<Bcsr<T, I>>(kCuda, device_to_bcsr<T, I>);
   reg.template add_conversion<SymCsr<T, I>>(kCuda, device_to_sym_csr<T, I>);
+  reg.template add_conversion<SymDia<T, I>>(kCuda, device_to_sym_dia<T, I>);
   reg.template add_conversion<Coo<T, I>>(
       kCuda, [](const Csr<T, I>& A, const ConvertOptions&) { return device_to_coo(A); });
   reg.template add_conversion<Csc<T, I>>(

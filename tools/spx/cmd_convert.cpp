@@ -97,7 +97,7 @@ void add_convert(CLI::App& app) {
   cmd->add_option("file", args->file, "Matrix Market file to read")->required();
   cmd->add_option(
          "--to", args->to,
-         "Target format: coo csr csc ell sell hll dia hdi hyb jad bcsr sell_pack sell_lp sym_csr")
+         "Target format: coo csr csc ell sell hll dia hdi hyb jad bcsr sell_pack sell_lp sym_csr sym_dia")
       ->required();
   cmd->add_option("-o,--output", args->output,
                   "Matrix Market file to write (.mtx or .mtx.gz); replaced only once written "

@@ -29,12 +29,15 @@ enum class Format : std::uint8_t {
   SellLp,
   /// symmetric: CSR of the lower triangle and the diagonal, applied twice
   SymCsr,
+  /// symmetric: the diagonals of offset <= 0 (DIA of the lower triangle and
+  /// the diagonal), each value applied twice
+  SymDia,
 };
 
 inline constexpr std::array kAllFormats{
-    Format::Coo,  Format::Csr,      Format::Csc,    Format::Ell,   Format::Sell,
-    Format::Hll,  Format::Dia,      Format::Hdi,    Format::Hyb,   Format::Jad,
-    Format::Bcsr, Format::SellPack, Format::SellLp, Format::SymCsr};
+    Format::Coo,  Format::Csr,      Format::Csc,    Format::Ell,    Format::Sell,
+    Format::Hll,  Format::Dia,      Format::Hdi,    Format::Hyb,    Format::Jad,
+    Format::Bcsr, Format::SellPack, Format::SellLp, Format::SymCsr, Format::SymDia};
 
 /// Kernel variants. One enum for all formats; each kernel is registered with
 /// the (format, algorithm, backend) it implements, so names repeat meaningfully
