@@ -17,7 +17,7 @@ namespace {
 template <class E, std::size_t N>
 using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr NameTable<Format, 14> kFormatNames{{
+constexpr NameTable<Format, 15> kFormatNames{{
     {Format::Coo, "coo"},
     {Format::Csr, "csr"},
     {Format::Csc, "csc"},
@@ -32,6 +32,7 @@ constexpr NameTable<Format, 14> kFormatNames{{
     {Format::SellPack, "sell_pack"},
     {Format::SellLp, "sell_lp"},
     {Format::SymCsr, "sym_csr"},
+    {Format::DiaLp, "dia_lp"},
 }};
 
 constexpr NameTable<Algorithm, 30> kAlgorithmNames{{

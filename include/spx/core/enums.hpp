@@ -29,12 +29,15 @@ enum class Format : std::uint8_t {
   SellLp,
   /// symmetric: CSR of the lower triangle and the diagonal, applied twice
   SymCsr,
+  /// DIA with its values in reduced precision (float for f64, bfloat16 for
+  /// f32): opt-in (dia_lp.hpp)
+  DiaLp,
 };
 
 inline constexpr std::array kAllFormats{
-    Format::Coo,  Format::Csr,      Format::Csc,    Format::Ell,   Format::Sell,
-    Format::Hll,  Format::Dia,      Format::Hdi,    Format::Hyb,   Format::Jad,
-    Format::Bcsr, Format::SellPack, Format::SellLp, Format::SymCsr};
+    Format::Coo,  Format::Csr,      Format::Csc,    Format::Ell,    Format::Sell,
+    Format::Hll,  Format::Dia,      Format::Hdi,    Format::Hyb,    Format::Jad,
+    Format::Bcsr, Format::SellPack, Format::SellLp, Format::SymCsr, Format::DiaLp};
 
 /// Kernel variants. One enum for all formats; each kernel is registered with
 /// the (format, algorithm, backend) it implements, so names repeat meaningfully
