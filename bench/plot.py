@@ -55,7 +55,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 FORMAT_ORDER = ["coo", "csr", "csc", "ell", "sell", "hll", "dia", "hdi", "hyb", "jad", "bcsr",
-                "sell_pack", "sell_lp", "sym_csr", "sym_dia"]
+                "sell_pack", "sell_lp", "sym_csr", "sym_dia", "dia_lp"]
 
 
 def save(fig, out, title=None, fontsize=9):

@@ -59,7 +59,7 @@ struct Ran {
 /// the first failing pair (reported with `label` and the scalars).
 /// `value_roundoff`: the unit roundoff of the format's stored values
 /// (stored_value_roundoff; 0 for every full-precision format), which widens
-/// the bound by the documented term of sell_lp.hpp.
+/// the bound by the documented term of sell_lp.hpp (SELL-LP and DIA-LP).
 template <Value T, class Run, class CheckInfo>
 bool matches_over_grid(std::span<const Scalars> grid, const Product& p, const std::vector<T>& y0,
                        const std::string& label, Run&& run, CheckInfo&& check_info,

@@ -117,6 +117,11 @@ std::pair<std::string, std::vector<Part>> describe(const Matrix<T, I>& M) {
           p = {part("offsets", m.offsets()), part("values", m.values()),
                part("zeros.rows", m.explicit_zeros().rows),
                part("zeros.cols", m.explicit_zeros().cols)};
+        } else if constexpr (std::is_same_v<F, DiaLp<T, I>>) {
+          s += fmt::format("nnz={} ndiag={}", m.nnz(), m.ndiag());
+          p = {part("offsets", m.offsets()), part("values", m.values()),
+               part("zeros.rows", m.explicit_zeros().rows),
+               part("zeros.cols", m.explicit_zeros().cols)};
         } else if constexpr (std::is_same_v<F, Hdi<T, I>>) {
           s += fmt::format("nnz={} H={}", m.nnz(), m.hack_size());
           p = {part("hack_ptr", m.hack_ptr()), part("offsets", m.offsets()),
@@ -329,6 +334,11 @@ Variants all_variants() {
   });
   add(v, "DIA", Format::Dia, none);
   add(v, "DIA tight budget", Format::Dia, [](ConvertOptions& o) {
+    o.max_bytes_floor = 0;
+    o.max_expansion = 2;
+  });
+  add(v, "DIA_LP", Format::DiaLp, none);
+  add(v, "DIA_LP tight budget", Format::DiaLp, [](ConvertOptions& o) {
     o.max_bytes_floor = 0;
     o.max_expansion = 2;
   });

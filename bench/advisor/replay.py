@@ -18,7 +18,7 @@ import statistics
 import sys
 from pathlib import Path
 
-REDUCED_PRECISION = {"sell_lp"}  # formats whose values are stored in reduced precision
+REDUCED_PRECISION = {"sell_lp", "dia_lp"}  # formats whose values are stored in reduced precision
 TABLE = Path(__file__).resolve().parents[2] / "src" / "core" / "advisor_table.inc"
 
 

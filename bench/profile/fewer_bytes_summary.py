@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Issue 20's figures from a `spx bench` JSON: for each of the formats that move
-fewer bytes per nonzero (sell_pack, sym_csr, sym_dia, sell_lp), per member and
+fewer bytes per nonzero (sell_pack, sym_csr, sym_dia, sell_lp, dia_lp), per member and
 precision, the best full-storage, full-precision SpX kernel's time over the
 format's best (speed-up), its bytes per nonzero against that kernel's, the
 fraction of the copy bandwidth in the bytes it actually moves, its device
-conversion in SpMV-equivalents, and for sell_lp the measured error against
+conversion in SpMV-equivalents, and for sell_lp and dia_lp (reduced-precision
+values) the measured error against
 the documented bound (error_ratio <= 1).
 
 Usage: fewer_bytes_summary.py BENCH.json [--min-nnz N]
@@ -14,7 +15,8 @@ import gzip
 import json
 import math
 
-NEW = ("sell_pack", "sym_csr", "sym_dia", "sell_lp")
+NEW = ("sell_pack", "sym_csr", "sym_dia", "sell_lp", "dia_lp")
+REDUCED = ("sell_lp", "dia_lp")  # values in reduced precision: their error is reported
 
 
 def main():
@@ -53,7 +55,7 @@ def main():
                 s = b["time_s"] / p["time_s"]
                 ratios.append(s)
                 conv = p.get("convert_device_spmv")
-                err = p.get("error_ratio") if fmt == "sell_lp" else None
+                err = p.get("error_ratio") if fmt in REDUCED else None
                 print(f"{prec:4} {key[1][:10]:10} {key[2][:26]:26} {(b['format'] + '/' + b['algorithm'])[:22]:22} "
                       f"{s:8.3f} {p['bytes_per_nnz']:6.2f} {b['bytes_per_nnz']:6.2f} "
                       f"{100 * p['bw_fraction']:5.1f} {'-' if conv is None else f'{conv:.1f}':>6} "

@@ -53,7 +53,7 @@ Product batch_product(std::span<const Csr<T, I>> matrices, std::span<const T> x)
 
 /// The bound above for an entry of `terms` terms and magnitude
 /// |α|·Σ|a·b| + |β·c0|. A format that stores A's values rounded with unit
-/// roundoff u_s (SELL-LP, spx::stored_value_roundoff) adds `rounding` =
+/// roundoff u_s (SELL-LP, DIA-LP: spx::stored_value_roundoff) adds `rounding` =
 /// u_s·|α|·Σ|a·b|, which the sum's own rounding also scales (sell_lp.hpp):
 ///   (terms + 4)·eps·(magnitude + rounding) + rounding + 4·min(T).
 template <Value T>

@@ -68,6 +68,11 @@ inline constexpr detail::ToFormat<Format::Hyb> to_hyb{};
 inline constexpr detail::ToFormat<Format::Jad> to_jad{};
 /// DIA with every occupied diagonal.
 inline constexpr detail::ToFormat<Format::Dia> to_dia{};
+/// DIA-LP: DIA as to_dia (same diagonals, padding and refusals), its values
+/// rounded to float (T = double) or bfloat16 (T = float); InvalidInput naming
+/// the entry for a finite value that overflows the storage type. Reduced
+/// precision: see dia_lp.hpp (the bound of sell_lp.hpp).
+inline constexpr detail::ToFormat<Format::DiaLp> to_dia_lp{};
 /// HDI with hacks of hack_size rows.
 inline constexpr detail::ToFormat<Format::Hdi> to_hdi{};
 /// BCSR with blocks of block_size (1..32).

@@ -14,6 +14,7 @@
 #include "spx/formats/csc.hpp"
 #include "spx/formats/csr.hpp"
 #include "spx/formats/dia.hpp"
+#include "spx/formats/dia_lp.hpp"
 #include "spx/formats/ell.hpp"
 #include "spx/formats/hdi.hpp"
 #include "spx/formats/hll.hpp"
@@ -30,14 +31,14 @@ namespace spx {
 template <Value T, Index I>
 using Matrix = std::variant<Coo<T, I>, Csr<T, I>, Csc<T, I>, Ell<T, I>, Sell<T, I>, Hll<T, I>,
                             Dia<T, I>, Hdi<T, I>, Hyb<T, I>, Jad<T, I>, Bcsr<T, I>, SellPack<T, I>,
-                            SellLp<T, I>, SymCsr<T, I>, SymDia<T, I>>;
+                            SellLp<T, I>, SymCsr<T, I>, SymDia<T, I>, DiaLp<T, I>>;
 
 template <Value T, Index I>
 using MatrixRef =
     std::variant<const Coo<T, I>*, const Csr<T, I>*, const Csc<T, I>*, const Ell<T, I>*,
                  const Sell<T, I>*, const Hll<T, I>*, const Dia<T, I>*, const Hdi<T, I>*,
                  const Hyb<T, I>*, const Jad<T, I>*, const Bcsr<T, I>*, const SellPack<T, I>*,
-                 const SellLp<T, I>*, const SymCsr<T, I>*, const SymDia<T, I>*>;
+                 const SellLp<T, I>*, const SymCsr<T, I>*, const SymDia<T, I>*, const DiaLp<T, I>*>;
 
 /// The type of format F: FormatType<Format::Ell, T, I> is Ell<T, I> (Matrix
 /// lists the formats in the order of enum Format).

@@ -406,6 +406,16 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
                                   size, nnz, p.csr_bytes, o);
     });
   }
+  // DIA-LP: DIA's diagonals and refusals, sizeof(reduced_value_t<T>) per stored value.
+  {
+    const Footprint& dia = at(Format::Dia);
+    Footprint& f = at(Format::DiaLp);
+    f.refused = dia.refused;  // the conversion goes through DIA's
+    constexpr auto SS = static_cast<std::int64_t>(sizeof(reduced_value_t<T>));
+    f.bytes = dia.bytes;
+    if (f.refused.empty())
+      f.bytes = detail::dia_size<T, I>(m, s.diagonals).values * SS + s.diagonals * SI;
+  }
   // HDI: each hack's own diagonals.
   {
     Footprint& f = at(Format::Hdi);

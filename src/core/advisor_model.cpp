@@ -54,13 +54,13 @@ double median(std::vector<double> v) {
 /// uncalibrated fallback there and is not picked until measured.
 std::string_view calibrated_name(Backend b, Format f) {
   const std::string_view fn = to_string(f);
-  // SELL-LP runs SELL's kernels over narrower values: SELL's calibrated
-  // efficiency (of the bytes each moves) until it has records of its own, on
-  // either backend.
-  if (f == Format::SellLp) {
+  // SELL-LP runs SELL's kernels over narrower values, DIA-LP DIA's: SELL's
+  // (DIA's) calibrated efficiency (of the bytes each moves) until it has
+  // records of its own, on either backend.
+  if (f == Format::SellLp || f == Format::DiaLp) {
     for (const EffRow& r : kRelative)
       if (r.backend == b && r.format == fn && r.records >= kMinRecords) return fn;
-    return to_string(Format::Sell);
+    return to_string(f == Format::SellLp ? Format::Sell : Format::Dia);
   }
   // SYM_DIA runs DIA's scheme (a thread per row streaming diagonals), each
   // stored value read twice, the second time from cache: DIA's calibrated

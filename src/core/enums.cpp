@@ -17,7 +17,7 @@ namespace {
 template <class E, std::size_t N>
 using NameTable = std::array<std::pair<E, std::string_view>, N>;
 
-constexpr NameTable<Format, 15> kFormatNames{{
+constexpr NameTable<Format, 16> kFormatNames{{
     {Format::Coo, "coo"},
     {Format::Csr, "csr"},
     {Format::Csc, "csc"},
@@ -33,6 +33,7 @@ constexpr NameTable<Format, 15> kFormatNames{{
     {Format::SellLp, "sell_lp"},
     {Format::SymCsr, "sym_csr"},
     {Format::SymDia, "sym_dia"},
+    {Format::DiaLp, "dia_lp"},
 }};
 
 constexpr NameTable<Algorithm, 30> kAlgorithmNames{{

@@ -50,6 +50,9 @@ template <Value T, Index I>
 void spmv_dia_rows(T alpha, const Dia<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 template <Value T, Index I>
 void spmv_hdi_rows(T alpha, const Hdi<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+// DIA-LP (dia.cpp): DIA's loop, values widened to T
+template <Value T, Index I>
+void spmv_dia_lp_rows(T alpha, const DiaLp<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 // SYM_CSR (sym_csr.cpp): row ranges per thread, mirrors to private buffers
 // SYM_DIA (sym_dia.cpp): thread per block of rows, each lower diagonal read
 // for its stored and its mirrored part

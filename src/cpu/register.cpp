@@ -128,6 +128,7 @@ void register_cpu_kernels(Registry<T, I>& reg) {
                                 cpu::spmm_sell_lp_rows<T, I>);
   add_only_kernel<Hll<T, I>>(reg, rows, cpu::spmv_hll_rows<T, I>, cpu::spmm_hll_rows<T, I>);
   add_only_kernel<Dia<T, I>>(reg, rows, cpu::spmv_dia_rows<T, I>, cpu::spmm_dia_rows<T, I>);
+  add_only_kernel<DiaLp<T, I>>(reg, rows, cpu::spmv_dia_lp_rows<T, I>, cpu::spmm_dia_lp_rows<T, I>);
   add_only_kernel<Hdi<T, I>>(reg, rows, cpu::spmv_hdi_rows<T, I>, cpu::spmm_hdi_rows<T, I>);
   add_only_kernel<Hyb<T, I>>(reg, rows, cpu::spmv_hyb_rows<T, I>, cpu::spmm_hyb_rows<T, I>);
   add_only_kernel<Jad<T, I>>(reg, rows, cpu::spmv_jad_rows<T, I>, cpu::spmm_jad_rows<T, I>);

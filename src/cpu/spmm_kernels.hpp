@@ -118,6 +118,10 @@ void spmm_dia_rows(T alpha, const Dia<T, I>& A, DenseView<const T> B, T beta, De
 template <Value T, Index I>
 void spmm_hdi_rows(T alpha, const Hdi<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                    const ExecContext&);
+// DIA-LP (spmm_diag.cpp): DIA's rows, values widened to T.
+template <Value T, Index I>
+void spmm_dia_lp_rows(T alpha, const DiaLp<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
+                      const ExecContext&);
 template <Value T, Index I>
 void spmm_jad_rows(T alpha, const Jad<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                    const ExecContext&);

@@ -25,10 +25,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu/common.hpp"
 #include "cpu/ellpack.hpp"
 #include "cpu/spmm_kernels.hpp"
+#include "spx/formats/lowp.hpp"
 
 namespace spx::cpu {
 
@@ -129,10 +131,11 @@ struct JadRows {
 /// DIA and HDI: row i holds value vals(i, d) at column i + offsets[d] for the
 /// diagonals of its hack (DIA: one hack of all rows), where that column lies
 /// inside the matrix. Padding zeros on a diagonal are multiplied like entries
-/// (the Inf/NaN caveat of docs/formats.md).
-template <Value T, Index I>
+/// (the Inf/NaN caveat of docs/formats.md). S is the stored value type: T, or
+/// DIA-LP's reduced type, widened to T as each entry is visited.
+template <Value T, Index I, class S = T>
 struct DiagonalRows {
-  const T* val;
+  const S* val;
   const I* off;
   const I* hack_ptr;  ///< nullptr: DIA (one hack, ndiag diagonals)
   std::int64_t rows_, cols, hack, ndiag;
@@ -142,7 +145,7 @@ struct DiagonalRows {
   template <class F>
   void visit(std::int64_t i, F&& f) const {
     std::int64_t d0 = 0, d1 = ndiag, r = i, hr = rows_;
-    const T* v = val;
+    const S* v = val;
     if (hack_ptr != nullptr) {
       const std::int64_t h = i / hack;
       d0 = hack_ptr[h];
@@ -153,7 +156,11 @@ struct DiagonalRows {
     }
     for (std::int64_t d = d0; d < d1; ++d) {
       const std::int64_t c = i + off[d];
-      if (c >= 0 && c < cols) f(c, v[(d - d0) * hr + r]);
+      if (c < 0 || c >= cols) continue;
+      if constexpr (std::is_same_v<S, T>)
+        f(c, v[(d - d0) * hr + r]);
+      else
+        f(c, lowp::widen<T>(v[(d - d0) * hr + r]));
     }
   }
 };

@@ -20,6 +20,9 @@ namespace spx::cuda {
 /// independent loads (values and x through the read-only path).
 template <Value T, Index I>
 void spmv_dia(T alpha, const Dia<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+/// DIA-LP: DIA's kernel over the reduced-precision values, widened in registers.
+template <Value T, Index I>
+void spmv_dia_lp(T alpha, const DiaLp<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
 // ---- SYM_DIA (sym_dia.cu) -----------------------------------------------------
 

@@ -22,7 +22,7 @@
 #include "core/checked.hpp"
 #include "core/convert_checks.hpp"
 #include "core/convert_formats.hpp"
-#include "core/convert_sell_lp.hpp"
+#include "core/convert_lowp.hpp"
 #include "core/instantiate.hpp"
 #include "core/padded.hpp"
 #include "core/padded_size.hpp"
@@ -339,7 +339,7 @@ SellPack<T, I> device_to_sell_pack(const Csr<T, I>& A, const ConvertOptions& opt
 template <Value T, Index I>
 SellLp<T, I> device_to_sell_lp(const Csr<T, I>& A, const ConvertOptions& options) {
   if (conv::first_overflow(A.values().data(), A.nnz()) >= 0)
-    check_reduced_range(A.to(Space::Host));  // throws
+    check_reduced_range(A.to(Space::Host), Format::SellLp);  // throws
   Sell<T, I> s = device_to_sell(A, options);
   Array<reduced_value_t<T>> val = device_array<reduced_value_t<T>>(s.stored());
   conv::round_values(s.values().data(), s.stored(), val.data());
@@ -604,6 +604,27 @@ SymDia<T, I> device_to_sym_dia(const Csr<T, I>& A, const ConvertOptions& options
                       Known{.nnz = A.nnz()}, diagonal);
 }
 
+// ---- DIA-LP -------------------------------------------------------------------
+
+/// DIA on the device, then its values rounded to the storage type; the
+/// refusal of an overflowing value as SELL-LP's. A nonzero that rounds to
+/// zero (below the storage type's subnormals: rare) joins the explicit zeros:
+/// that case is the host conversion's, copied to the device.
+template <Value T, Index I>
+DiaLp<T, I> device_to_dia_lp(const Csr<T, I>& A, const ConvertOptions& options) {
+  if (conv::first_overflow(A.values().data(), A.nnz()) >= 0)
+    check_reduced_range(A.to(Space::Host), Format::DiaLp);  // throws
+  if (conv::first_flushed(A.values().data(), A.nnz()) >= 0)
+    return std::get<DiaLp<T, I>>(convert(A.to(Space::Host), Format::DiaLp, options))
+        .to(Space::Device);
+  Dia<T, I> d = device_to_dia(A, options);
+  const auto n = static_cast<std::int64_t>(d.values().size());
+  Array<reduced_value_t<T>> val = device_array<reduced_value_t<T>>(n);
+  conv::round_values(d.values().data(), n, val.data());
+  finish();
+  return DiaLp<T, I>(std::move(d), std::move(val));
+}
+
 // ---- HDI ----------------------------------------------------------------------
 
 template <Value T, Index I>
@@ -713,6 +734,7 @@ void register_cuda_conversions(Registry<T, I>& reg) {
   reg.template add_conversion<Hyb<T, I>>(kCuda, device_to_hyb<T, I>);
   reg.template add_conversion<Jad<T, I>>(kCuda, device_to_jad<T, I>);
   reg.template add_conversion<Dia<T, I>>(kCuda, device_to_dia<T, I>);
+  reg.template add_conversion<DiaLp<T, I>>(kCuda, device_to_dia_lp<T, I>);
   reg.template add_conversion<Hdi<T, I>>(kCuda, device_to_hdi<T, I>);
   reg.template add_conversion<Bcsr<T, I>>(kCuda, device_to_bcsr<T, I>);
   reg.template add_conversion<SymCsr<T, I>>(kCuda, device_to_sym_csr<T, I>);

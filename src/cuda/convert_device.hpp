@@ -72,13 +72,17 @@ void length_keys(const I* ptr, std::int64_t rows, std::uint64_t* keys);
 template <Index I>
 void narrow(const std::int64_t* in, std::int64_t n, I* out);
 
-// ---- SELL-LP's values (convert_lowp.cu) ---------------------------------------
+// ---- SELL-LP's and DIA-LP's values (convert_lowp.cu) ---------------------------
 
 /// The position of the first of n values that is finite and overflows
-/// SELL-LP's storage type (float for double, bfloat16 for float), or -1.
+/// the reduced storage type (float for double, bfloat16 for float), or -1.
 /// Synchronous.
 std::int64_t first_overflow(const double* val, std::int64_t n);
 std::int64_t first_overflow(const float* val, std::int64_t n);
+/// The position of the first of n values that is nonzero and rounds to a
+/// (signed) zero in the reduced storage type, or -1. Synchronous.
+std::int64_t first_flushed(const double* val, std::int64_t n);
+std::int64_t first_flushed(const float* val, std::int64_t n);
 /// out[k] = in[k] rounded to the storage type (as lowp::narrow on the host),
 /// k < n; bfloat16 as its bits.
 void round_values(const double* in, std::int64_t n, float* out);

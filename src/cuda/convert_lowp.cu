@@ -1,9 +1,9 @@
-// The device passes of SELL-LP's conversion (sell_lp.hpp): the range check
-// (the first value that overflows the storage type) and the rounding of
-// SELL's values to it, bit for bit as the host's lowp::narrow: double →
-// float with __double2float_rn (round to nearest even, as the host's cast in
-// the default rounding mode), float → bfloat16 with the same integer
-// rounding as lowp::to_bf16.
+// The device passes of SELL-LP's and DIA-LP's conversions (lowp.hpp): the
+// range check (the first value that overflows the storage type), DIA-LP's
+// test for nonzeros that round to zero, and the rounding of the values to it, bit for bit as the
+// host's lowp::narrow: double → float with __double2float_rn (round to nearest even, as the host's
+// cast in the default rounding mode), float → bfloat16 with the same integer rounding as
+// lowp::to_bf16.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -33,13 +33,34 @@ __device__ __forceinline__ bool overflows(float v) {
   return isfinite(v) && (round_value(v) & 0x7fffu) == 0x7f80u;
 }
 
-template <class T>
+/// A nonzero (NaN included) whose rounding is a (signed) zero.
+__device__ __forceinline__ bool flushes(double v) {
+  return v != 0.0 && __double2float_rn(v) == 0.0f;
+}
+__device__ __forceinline__ bool flushes(float v) {
+  return v != 0.0f && (round_value(v) & 0x7fffu) == 0u;
+}
+
+struct Overflows {
+  template <class T>
+  __device__ bool operator()(T v) const {
+    return overflows(v);
+  }
+};
+struct Flushes {
+  template <class T>
+  __device__ bool operator()(T v) const {
+    return flushes(v);
+  }
+};
+
+template <class T, class Pred>
 __global__ void __launch_bounds__(kBlock)
-    first_overflow_kernel(const T* __restrict__ val, std::int64_t n,
-                          unsigned long long* __restrict__ first) {
+    first_kernel(const T* __restrict__ val, std::int64_t n, Pred pred,
+                 unsigned long long* __restrict__ first) {
   const std::int64_t stride = std::int64_t{gridDim.x} * kBlock;
   for (std::int64_t k = blockIdx.x * std::int64_t{kBlock} + threadIdx.x; k < n; k += stride)
-    if (overflows(val[k])) atomicMin(first, static_cast<unsigned long long>(k));
+    if (pred(val[k])) atomicMin(first, static_cast<unsigned long long>(k));
 }
 
 template <class T, class S>
@@ -49,15 +70,15 @@ __global__ void __launch_bounds__(kBlock)
   if (k < n) out[k] = round_value(in[k]);
 }
 
-template <class T>
-std::int64_t first_overflow_of(const T* val, std::int64_t n) {
+template <class T, class Pred>
+std::int64_t first_of(const T* val, std::int64_t n, Pred pred) {
   if (n <= 0) return -1;
   StreamScratch out(sizeof(unsigned long long), kStream);
   check(cudaMemsetAsync(out.as<void>(), 0xff, sizeof(unsigned long long), kStream),
         "cudaMemsetAsync");
   const unsigned grid = std::min<unsigned>(grid_size(n, kBlock, "first_overflow"),
                                            static_cast<unsigned>(sm_count()) * 8u);
-  first_overflow_kernel<<<grid, kBlock, 0, kStream>>>(val, n, out.as<unsigned long long>());
+  first_kernel<<<grid, kBlock, 0, kStream>>>(val, n, pred, out.as<unsigned long long>());
   check_launch("first_overflow");
   const std::uint64_t first = read_back(out.as<std::uint64_t>());
   return first == ~std::uint64_t{0} ? -1 : static_cast<std::int64_t>(first);
@@ -73,10 +94,16 @@ void round_all(const T* in, std::int64_t n, S* out) {
 }  // namespace
 
 std::int64_t first_overflow(const double* val, std::int64_t n) {
-  return first_overflow_of(val, n);
+  return first_of(val, n, Overflows{});
 }
 std::int64_t first_overflow(const float* val, std::int64_t n) {
-  return first_overflow_of(val, n);
+  return first_of(val, n, Overflows{});
+}
+std::int64_t first_flushed(const double* val, std::int64_t n) {
+  return first_of(val, n, Flushes{});
+}
+std::int64_t first_flushed(const float* val, std::int64_t n) {
+  return first_of(val, n, Flushes{});
 }
 void round_values(const double* in, std::int64_t n, float* out) {
   round_all(in, n, out);

@@ -3,6 +3,9 @@
 // values[d * rows + i]. The kernel is the shared diagonal row kernel
 // (diag_rows.cuh) with the DIA layout: every row walks all diagonals, 8 at a
 // time with independent loads, skipping the positions outside the matrix.
+// DIA-LP: the same kernel over its reduced-precision values (float for f64,
+// bfloat16 for f32), each widened to T in a register: about half the bytes
+// per stored value for f64.
 #include <cstdint>
 
 #include "core/instantiate.hpp"
@@ -17,8 +20,15 @@ void spmv_dia(T alpha, const Dia<T, I>& A, const T* x, T beta, T* y, const ExecC
                         A.offsets().data(), A.values().data(), x, alpha, beta, y, ctx.stream);
 }
 
-#define SPX_INST(T, I) \
-  template void spmv_dia(T, const Dia<T, I>&, const T*, T, T*, const ExecContext&);
+template <Value T, Index I>
+void spmv_dia_lp(T alpha, const DiaLp<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
+  diagonal::launch_rows("dia_kernel (DIA-LP)", A.rows(), std::int64_t{A.cols()}, A.ndiag(),
+                        A.offsets().data(), A.values().data(), x, alpha, beta, y, ctx.stream);
+}
+
+#define SPX_INST(T, I)                                                              \
+  template void spmv_dia(T, const Dia<T, I>&, const T*, T, T*, const ExecContext&); \
+  template void spmv_dia_lp(T, const DiaLp<T, I>&, const T*, T, T*, const ExecContext&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 

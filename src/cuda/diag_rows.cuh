@@ -18,6 +18,11 @@
 // read out of bounds. The explicit zeros of the formats are stored as zeros
 // on their diagonals and add nothing. Deterministic: one thread sums its row
 // in diagonal order.
+//
+// DIA-LP (dia_lp.hpp) runs the DIA instantiation over its reduced values (S):
+// each is loaded in its own width and widened to T in a register, so per
+// stored value the kernel reads sizeof(S) bytes of the matrix instead of
+// sizeof(T), and x, y, the products and the sums stay in T.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -75,15 +80,17 @@ __device__ __forceinline__ RowDiagonals<T> row_diagonals(const HdiLayout<I>& lay
 }
 
 /// y[i] = alpha * (row i of A) x + beta * y[i] for the rows i < rows, a
-/// thread per row (see the top of this file).
-template <class T, class I, class Layout>
+/// thread per row (see the top of this file). S: the stored value type, T
+/// (DIA, HDI) or DIA-LP's reduced one, loaded as S and widened to T in a
+/// register (widen, primitives.cuh); with S = T the code is DIA's as before.
+template <class S, class T, class I, class Layout>
 __global__ void __launch_bounds__(kBlock)
     rows_kernel(std::int64_t rows, std::int64_t cols, Layout layout, const I* __restrict__ offsets,
-                const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
+                const S* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
                 T* __restrict__ y) {
   const std::int64_t i = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
   if (i >= rows) return;
-  const RowDiagonals<T> r = row_diagonals(layout, i, rows, values);
+  const RowDiagonals<S> r = row_diagonals(layout, i, rows, values);
   T sum = 0;
   for (std::int64_t d0 = r.begin; d0 < r.end; d0 += kChunk) {
     // Phase 1: the chunk's offsets (the same address across the warp or the
@@ -97,7 +104,7 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
     for (int u = 0; u < kChunk; ++u) {
       const bool inside = col[u] >= 0 && col[u] < cols;  // false past the row's diagonals too
-      a[u] = inside ? __ldcs(r.v + (d0 - r.begin + u) * r.stride) : T{0};
+      a[u] = inside ? widen<T>(__ldcs(r.v + (d0 - r.begin + u) * r.stride)) : T{0};
       b[u] = inside ? __ldg(x + col[u]) : T{0};
     }
     // Phase 3: multiply-add in diagonal order.
@@ -110,9 +117,9 @@ __global__ void __launch_bounds__(kBlock)
 
 /// Enqueues rows_kernel over the rows of a rows × cols matrix on `stream`,
 /// checked.
-template <class T, class I, class Layout>
+template <class S, class T, class I, class Layout>
 void launch_rows(const char* name, std::int64_t rows, std::int64_t cols, Layout layout,
-                 const I* offsets, const T* values, const T* x, T alpha, T beta, T* y,
+                 const I* offsets, const S* values, const T* x, T alpha, T beta, T* y,
                  cudaStream_t stream) {
   const unsigned grid = grid_size(rows, kBlock, name);
   rows_kernel<<<grid, kBlock, 0, stream>>>(rows, cols, layout, offsets, values, x, alpha, beta, y);

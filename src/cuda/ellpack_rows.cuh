@@ -101,16 +101,6 @@ struct HllLayout {
   __device__ std::int64_t out(std::int64_t i) const { return i; }
 };
 
-/// A stored value as T: itself, or SELL-LP's reduced value widened (float →
-/// double; bfloat16, its 16 bits, → float by a shift).
-template <class T, class S>
-__device__ __forceinline__ T widen(S v) {
-  if constexpr (std::is_same_v<S, std::uint16_t>)
-    return __uint_as_float(static_cast<unsigned>(v) << 16);
-  else
-    return static_cast<T>(v);
-}
-
 /// y[out(i)] = alpha * (row i of A) x + beta * y[out(i)] for the stored rows
 /// i < rows; V lanes per row (see the top of this file). Off: the type of
 /// the offsets into the entry arrays, 32-bit whenever they hold fewer than

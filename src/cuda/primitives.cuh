@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common/merge_path.hpp"
 
@@ -162,6 +163,16 @@ __device__ __forceinline__ std::int64_t upper_bound(const I* a, std::int64_t n, 
     }
   }
   return lo;
+}
+
+/// A stored value as T: itself, or the reduced value of SELL-LP or DIA-LP (lowp.hpp) widened (float
+/// → double; bfloat16, its 16 bits, → float by a shift).
+template <class T, class S>
+__device__ __forceinline__ T widen(S v) {
+  if constexpr (std::is_same_v<S, std::uint16_t>)
+    return __uint_as_float(static_cast<unsigned>(v) << 16);
+  else
+    return static_cast<T>(v);
 }
 
 /// Merge-path search (Merrill and Garland), shared with the CPU kernels.

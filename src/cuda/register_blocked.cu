@@ -1,7 +1,7 @@
-// Registration of the CUDA kernels for DIA, HDI, SYM_DIA and BCSR, their Auto rules,
+// Registration of the CUDA kernels for DIA, DIA-LP, HDI, SYM_DIA and BCSR, their Auto rules,
 // and the cuSPARSE BSR baselines. All SpX kernels here are deterministic.
 //
-// Auto rules: DIA, HDI and SYM_DIA have one kernel each (diagonal); BCSR chooses by
+// Auto rules: DIA, DIA-LP, HDI and SYM_DIA have one kernel each (diagonal); BCSR chooses by
 // block size (choose_bcsr in bcsr.cu): b ≤ 3 block_sub_warp, b = 4
 // block_by_block, 5 ≤ b < 24 block_by_column, b ≥ 24 block_row_shared.
 // RunInfo::algorithm reports the choice.
@@ -16,6 +16,7 @@ void register_cuda_blocked_kernels(Registry<T, I>& reg) {
   using BcsrM = Bcsr<T, I>;
 
   add_only_spmv(reg, Algorithm::Diagonal, true, cuda::spmv_dia<T, I>);
+  add_only_spmv(reg, Algorithm::Diagonal, true, cuda::spmv_dia_lp<T, I>);
   add_only_spmv(reg, Algorithm::Diagonal, true, cuda::spmv_hdi<T, I>);
   add_only_spmv(reg, Algorithm::Diagonal, true, cuda::spmv_sym_dia<T, I>);
 

@@ -199,8 +199,8 @@ void add_advise(CLI::App& app) {
                 "Measure the best predicted candidates (converts them and runs a few products)");
   cmd->add_flag("--json", args->json, "Print the advice as JSON");
   cmd->add_flag("--allow-reduced-precision", args->allow_reduced_precision,
-                "Let formats with reduced-precision values (sell_lp: float values for f64, "
-                "bfloat16 for f32; docs/formats.md gives the error bound) be candidates");
+                "Let formats with reduced-precision values (sell_lp, dia_lp: float values for "
+                "f64, bfloat16 for f32; docs/formats.md gives the error bound) be candidates");
   args->types.add_to(cmd, "Value type: f32 or f64");
   cmd->footer(
       "Ranks every (format, kernel) of the backend by the predicted total time of N\n"

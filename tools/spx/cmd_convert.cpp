@@ -27,7 +27,7 @@ struct ConvertArgs {
 };
 
 /// Exact equality of two CSR matrices (with `rounded`, b holds a's values
-/// rounded to SELL-LP's storage type); returns where they differ, or "".
+/// rounded to the storage type of SELL-LP / DIA-LP); returns where they differ, or "".
 template <Value T, Index I>
 std::string difference(const Csr<T, I>& a, const Csr<T, I>& b, bool rounded) {
   if (a.rows() != b.rows() || a.cols() != b.cols())
@@ -63,7 +63,7 @@ void run_convert(const ConvertArgs& args) {
 
   // Convert back and check that the format holds exactly the same matrix.
   const Csr<T, I> back = to_csr(ref(m));
-  // SELL-LP: exactly the values rounded to its storage type.
+  // SELL-LP, DIA-LP: exactly the values rounded to their storage type.
   if (const std::string diff = difference(A, back, reduced_precision(to)); !diff.empty())
     throw InternalError(
         fmt::format("the conversion to {} does not reproduce the matrix: {}", to_string(to), diff));
@@ -95,9 +95,9 @@ void add_convert(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "convert", "Convert a Matrix Market file to a storage format and write the result");
   cmd->add_option("file", args->file, "Matrix Market file to read")->required();
-  cmd->add_option(
-         "--to", args->to,
-         "Target format: coo csr csc ell sell hll dia hdi hyb jad bcsr sell_pack sell_lp sym_csr sym_dia")
+  cmd->add_option("--to", args->to,
+                  "Target format: coo csr csc ell sell hll dia hdi hyb jad bcsr sell_pack sell_lp "
+                  "sym_csr sym_dia dia_lp")
       ->required();
   cmd->add_option("-o,--output", args->output,
                   "Matrix Market file to write (.mtx or .mtx.gz); replaced only once written "

@@ -57,7 +57,7 @@ void info(const InfoArgs& args) {
         fp.converted = true;
       } catch (const Unsupported& e) {
         fp.reason = e.what();
-      } catch (const InvalidInput& e) {  // SELL-LP: a value beyond its storage type's range
+      } catch (const InvalidInput& e) {  // SELL-LP, DIA-LP: a value past the storage type's range
         fp.reason = e.what();
       }
     }

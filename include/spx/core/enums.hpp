@@ -32,12 +32,15 @@ enum class Format : std::uint8_t {
   /// symmetric: the diagonals of offset <= 0 (DIA of the lower triangle and
   /// the diagonal), each value applied twice
   SymDia,
+  /// DIA with its values in reduced precision (float for f64, bfloat16 for
+  /// f32): opt-in (dia_lp.hpp)
+  DiaLp,
 };
 
 inline constexpr std::array kAllFormats{
-    Format::Coo,  Format::Csr,      Format::Csc,    Format::Ell,    Format::Sell,
-    Format::Hll,  Format::Dia,      Format::Hdi,    Format::Hyb,    Format::Jad,
-    Format::Bcsr, Format::SellPack, Format::SellLp, Format::SymCsr, Format::SymDia};
+    Format::Coo,    Format::Csr,    Format::Csc,    Format::Ell,  Format::Sell, Format::Hll,
+    Format::Dia,    Format::Hdi,    Format::Hyb,    Format::Jad,  Format::Bcsr, Format::SellPack,
+    Format::SellLp, Format::SymCsr, Format::SymDia, Format::DiaLp};
 
 /// Kernel variants. One enum for all formats; each kernel is registered with
 /// the (format, algorithm, backend) it implements, so names repeat meaningfully
