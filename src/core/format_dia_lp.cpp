@@ -4,25 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "core/convert_lowp.hpp"
 #include "core/instantiate.hpp"
 #include "core/out_of_memory.hpp"
 #include "spx/formats/dia_lp.hpp"
 
 namespace spx {
-namespace {
-
-/// The stored values widened to T, in the values' space (for validation).
-template <Value T>
-Array<T> widened(const Array<reduced_value_t<T>>& values) {
-  const std::vector<reduced_value_t<T>> v = values.to_vector();
-  std::vector<T> w(v.size());
-  for (std::size_t k = 0; k < v.size(); ++k)
-    w[k] = lowp::widen<T>(v[k]);
-  return Array<T>(w, values.space());
-}
-
-}  // namespace
-
 template <Value T, Index I>
 DiaLp<T, I>::DiaLp(Dia<T, I> structure, Array<storage_type> values)
     : detail::FormatBase<I>(structure.rows(), structure.cols(), values.space()),
@@ -37,7 +24,8 @@ DiaLp<T, I>::DiaLp(I rows, I cols, Array<I> offsets, Array<storage_type> values,
     : detail::FormatBase<I>(rows, cols, values.space()) {
   try {
     // Trusted: Dia counts the nonzeros over the widened values too.
-    d_ = Dia<T, I>(rows, cols, std::move(offsets), widened<T>(values), std::move(zeros), check);
+    d_ = Dia<T, I>(rows, cols, std::move(offsets), detail::widened<T>(values), std::move(zeros),
+                   check);
   } catch (const InvalidInput& e) {
     throw InvalidInput(std::string("DIA_LP (DIA's layout, values widened to T): ") + e.what());
   } catch (...) {

@@ -4,25 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "core/convert_lowp.hpp"
 #include "core/instantiate.hpp"
 #include "core/out_of_memory.hpp"
 #include "spx/formats/sell_lp.hpp"
 
 namespace spx {
-namespace {
-
-/// The stored values widened to T, in the values' space (for validation).
-template <Value T>
-Array<T> widened(const Array<reduced_value_t<T>>& values) {
-  const std::vector<reduced_value_t<T>> v = values.to_vector();
-  std::vector<T> w(v.size());
-  for (std::size_t k = 0; k < v.size(); ++k)
-    w[k] = lowp::widen<T>(v[k]);
-  return Array<T>(w, values.space());
-}
-
-}  // namespace
-
 template <Value T, Index I>
 SellLp<T, I>::SellLp(Sell<T, I> structure, Array<storage_type> values)
     : detail::FormatBase<I>(structure.rows(), structure.cols(), values.space()),
@@ -37,7 +24,7 @@ SellLp<T, I>::SellLp(I rows, I cols, int slice_size, int sigma, int threads_per_
                      Array<storage_type> values, Array<I> row_len, Array<I> perm, Check check)
     : detail::FormatBase<I>(rows, cols, values.space()) {
   try {
-    Array<T> wide = check == Check::Full ? widened<T>(values) : Array<T>(0, values.space());
+    Array<T> wide = check == Check::Full ? detail::widened<T>(values) : Array<T>(0, values.space());
     s_ = Sell<T, I>(rows, cols, slice_size, sigma, threads_per_row, std::move(slice_ptr),
                     std::move(slice_width), std::move(col_idx), std::move(wide), std::move(row_len),
                     std::move(perm), check);
