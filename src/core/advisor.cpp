@@ -452,10 +452,14 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   }
   // SYM_CSR: the lower triangle and the diagonal, (nnz + diagonal entries) / 2
   // entries; refused (and never a candidate) unless A is symmetric.
+  // The symmetry test (one O(nnz log) pass over a symmetric matrix) runs once
+  // for both symmetric formats; SYM_DIA repeats it only on a refusal, to name
+  // itself (the test stops at the first entry without its mirror).
+  std::int64_t diagonal = -1;
   {
     Footprint& f = at(Format::SymCsr);
     f.refused = refusal([&] {
-      const std::int64_t diagonal = detail::check_symmetric(A);
+      diagonal = detail::check_symmetric(A);
       f.bytes = (m + 1) * SI + (nnz + diagonal) / 2 * (SI + ST);
     });
   }
@@ -466,7 +470,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   {
     Footprint& f = at(Format::SymDia);
     f.refused = refusal([&] {
-      const std::int64_t diagonal = detail::check_symmetric(A, "SYM_DIA");
+      if (diagonal < 0) (void)detail::check_symmetric(A, "SYM_DIA");  // throws, naming SYM_DIA
       const std::int64_t lower = (s.diagonals + (diagonal > 0 ? 1 : 0)) / 2;
       const detail::PaddedSize size = detail::dia_size<T, I>(m, lower);
       f.bytes = size.bytes;
