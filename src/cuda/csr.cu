@@ -7,13 +7,17 @@
 //   balanced (CSR-I)          equal nonzeros per warp, precomputed first rows,
 //                             carry-out fix-up instead of atomics
 //   merge path                equal (rows + nonzeros) per block and thread,
-//                             carry-outs fixed up in the block and across blocks
+//                             carry-outs fixed up in the block, and across
+//                             blocks in the same pass by the block that ends
+//                             the row (look-back over its predecessors)
 //
 // Every kernel here is deterministic: the order of every floating-point
 // addition depends only on the matrix and the launch geometry, never on timing.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
+#include <climits>
 #include <cstdint>
 
 #include "core/instantiate.hpp"
@@ -111,6 +115,28 @@ class Carries {
       : offset_((n * sizeof(I) + 255) / 256 * 256), scratch_(offset_ + n * sizeof(T), stream) {}
   I* rows() const { return scratch_.as<I>(); }
   T* values() const { return reinterpret_cast<T*>(scratch_.as<unsigned char>() + offset_); }
+
+ private:
+  std::size_t offset_;  ///< bytes before the values, a multiple of 256
+  StreamScratch scratch_;
+};
+
+/// Per-call carry-outs of merge path's blocks, each with a flag that holds
+/// the call's epoch once the value is visible. Epochs come from one
+/// process-wide counter, so a flag left in reused memory by an earlier call
+/// never matches: nothing needs clearing before the launch.
+template <class T>
+class MergeCarries {
+ public:
+  MergeCarries(std::size_t n, cudaStream_t stream)
+      : offset_((n * sizeof(unsigned long long) + 255) / 256 * 256),
+        scratch_(offset_ + n * sizeof(T), stream) {}
+  unsigned long long* flags() const { return scratch_.as<unsigned long long>(); }
+  T* values() const { return reinterpret_cast<T*>(scratch_.as<unsigned char>() + offset_); }
+  static unsigned long long next_epoch() {
+    static std::atomic<unsigned long long> counter{0};
+    return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
 
  private:
   std::size_t offset_;  ///< bytes before the values, a multiple of 256
@@ -308,15 +334,42 @@ __device__ T block_run_scan(std::int64_t key, T v, int lane, int warp_id, std::i
   return v;
 }
 
+/// The sum of the carry-outs that the blocks before b leave for `row`
+/// (block j carries row coords[2 * (j + 1)], the row it ends in): one warp
+/// reads them 32 blocks at a time, each once its flag shows this call's
+/// epoch, and adds them in a fixed order. The blocks waited for have lower
+/// indices and wait for none after them, so they run to completion (the
+/// look-back of single-pass scans; blocks start in index order).
+template <class T, class I>
+__device__ T look_back(std::int64_t b, std::int64_t row, const I* __restrict__ coords,
+                       const unsigned long long* flags, const T* carry_val,
+                       unsigned long long epoch, int lane) {
+  T sum = 0;
+  for (std::int64_t base = b - 1;; base -= kWarpSize) {
+    const std::int64_t j = base - lane;
+    const bool in_run = j >= 0 && static_cast<std::int64_t>(coords[2 * (j + 1)]) == row;
+    if (in_run) {
+      const volatile unsigned long long* flag = flags + j;
+      while (*flag != epoch)
+        __nanosleep(32);
+      __threadfence();               // the value is read after its flag
+      sum += __ldcg(carry_val + j);  // from L2: never a stale L1 line
+    }
+    if (__ballot_sync(kFullMask, !in_run) != 0) break;  // the run began in this window
+  }
+  return group_sum<kWarpSize>(sum);
+}
+
 template <int Items, bool Stream, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     csr_merge_kernel(const I* __restrict__ row_ptr, const I* __restrict__ col,
                      const T* __restrict__ val, const T* __restrict__ x, T alpha, T beta,
-                     T* __restrict__ y, const I* __restrict__ coords, I* __restrict__ carry_row,
-                     T* __restrict__ carry_val) {
+                     T* __restrict__ y, const I* __restrict__ coords, unsigned long long* flags,
+                     T* carry_val, unsigned long long epoch) {
   __shared__ MergeItem<T, I> items[kBlock * Items];
   __shared__ std::int64_t warp_key[kWarpsPerBlock];
   __shared__ T warp_sum[kWarpsPerBlock];
+  __shared__ T earlier_blocks;  // carry-in of row r0 from the blocks before
   const int tid = threadIdx.x;
   const int lane = tid % kWarpSize;
   const int warp_id = tid / kWarpSize;
@@ -363,12 +416,17 @@ __global__ void __launch_bounds__(kBlock)
   int nz = d_begin - row;
 
   // Phase 4: consume whole rows. The first row ended here may hold partial
-  // sums of the threads before: it waits for the carry-in (Phase 6); the
-  // others are stored at once.
+  // sums of the threads before: it waits for the carry-in (Phase 7); the
+  // others are stored at once. The current row's end (relative to k0) stays
+  // in a register; rows past the block's last end never end here.
+  auto end_of = [&](int r) {
+    return r < nr ? static_cast<int>(static_cast<std::int64_t>(items[r].row_end) - k0) : INT_MAX;
+  };
+  int end = end_of(row);
   T sum = 0, first_sum = 0;
   int first_row = -1;
   for (int d = d_begin; d < d_end; ++d) {
-    if (row < nr && (nz == nk || static_cast<std::int64_t>(items[row].row_end) <= k0 + nz)) {
+    if (nz >= end) {
       if (first_row < 0) {
         first_row = row;
         first_sum = sum;
@@ -376,7 +434,7 @@ __global__ void __launch_bounds__(kBlock)
         store_axpby(y, r0 + row, alpha, sum, beta);
       }
       sum = 0;
-      ++row;
+      end = end_of(++row);
     } else {
       sum += items[nr + nz].product;
       ++nz;
@@ -390,14 +448,25 @@ __global__ void __launch_bounds__(kBlock)
   T carry_in = __shfl_up_sync(kFullMask, inclusive, 1);
   if (lane == 0) carry_in = warp_id > 0 ? warp_sum[warp_id - 1] : T{0};
 
-  // Phase 6: the first row ended here gets the carry-in.
-  if (first_row >= 0) store_axpby(y, r0 + first_row, alpha, carry_in + first_sum, beta);
-
-  // Phase 7: the block's carry-out, for the row it ends in (continued in the
-  // next block; row r1 == rows past the end carries nothing).
+  // Phase 6: publish the block's carry-out, for the row it ends in (row r1,
+  // ended by a later block; nothing reads it when r1 is past the last row).
   if (tid == kBlock - 1) {
-    carry_row[b] = static_cast<I>(r1);
     carry_val[b] = inclusive;
+    __threadfence();  // the value is visible before the flag
+    atomicExch(flags + b, epoch);
+  }
+
+  // Phase 7: row r0, when it ends here, also collects what the blocks before
+  // left for it; then every thread's first row ended here gets its carry-in.
+  if (nr > 0 && b > 0 && warp_id == 0) {
+    const T earlier = look_back(b, r0, coords, flags, carry_val, epoch, lane);
+    if (lane == 0) earlier_blocks = earlier;
+  }
+  __syncthreads();
+  if (first_row >= 0) {
+    T total = carry_in + first_sum;
+    if (first_row == 0 && b > 0) total = earlier_blocks + total;
+    store_axpby(y, r0 + first_row, alpha, total, beta);
   }
 }
 
@@ -513,14 +582,12 @@ void spmv_csr_balanced(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y,
 template <int Items, bool Stream, class T, class I>
 void launch_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStream_t stream) {
   const MergePlan<I>& plan = merge_plan(A, std::int64_t{kBlock} * Items, stream);
-  const auto n = static_cast<std::size_t>(plan.blocks);
-  const Carries<T, I> carries(n, stream);
+  const MergeCarries<T> carries(static_cast<std::size_t>(plan.blocks), stream);
   const unsigned grid = grid_size(plan.blocks * kBlock, kBlock, "csr_merge_kernel");
   csr_merge_kernel<Items, Stream><<<grid, kBlock, 0, stream>>>(
       A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, beta, y,
-      plan.coords.data(), carries.rows(), carries.values());
+      plan.coords.data(), carries.flags(), carries.values(), MergeCarries<T>::next_epoch());
   check_launch("csr_merge_kernel");
-  add_carries(plan.blocks, carries.rows(), carries.values(), A.rows(), alpha, y, stream);
 }
 
 template <Value T, Index I>
