@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One pass over the irregular members for issue 16: build (spx, spx_tests),
+# the CUDA CSR tests, the CSR kernels and cuSPARSE's on the irregular members
+# of the default suite (both precisions), then Nsight Compute metrics of SpX's
+# merge path and cuSPARSE's csrmv_v3 on R-MAT s21 (f64).
+# Usage: bench/profile/irregular-pass.sh OUTDIR   (SPX_BUILD_DIR: build folder)
+set -uo pipefail
+OUT="${1:?OUTDIR}"
+B="${SPX_BUILD_DIR:-/tmp/spx-prof-build}"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON > "$B.configure.log" 2>&1 &&
+  cmake --build "$B" -j "$(nproc)" --target spx_cli spx_tests > "$B.build.log" 2>&1 || {
+  grep -B2 -A10 -E 'error' "$B.build.log" | head -n 60
+  exit 1
+}
+export SPX_REAL_MATRICES="$PWD/shared/matrices/real"
+echo "+ tests: ${SPX_TEST_FILTER:=CudaKernels*:SpmvKernels*:*Csr*Cuda*:*Cuda*Csr*}"
+SPX_REQUIRE_GPU=1 "$B/tests/spx_tests" --gtest_filter="$SPX_TEST_FILTER" > "$OUT/tests.log" 2>&1
+echo "tests rc=$?"
+grep -E '^\[  (FAILED|PASSED|SKIPPED) ' "$OUT/tests.log" | head -n 30
+grep -m 20 -E 'Failure|error' "$OUT/tests.log"
+echo "+ bench"
+"$B/spx" bench --backend cuda --suite default --formats csr --precision both \
+  --only rmat --only chunglu --only mixed --only denserows --max-seconds 0.3 "$@" \
+  --json "$OUT/irregular.json" > "$OUT/irregular.txt" 2> "$OUT/irregular.err"
+echo "bench rc=$?"
+tail -n 3 "$OUT/irregular.err"
+NCU="$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1)"
+[[ -n "$NCU" && -z "${SPX_NO_NCU:-}" ]] || exit 0
+METRICS=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
+METRICS+=,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed
+METRICS+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
+METRICS+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
+METRICS+=,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+METRICS+=,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,lts__t_sectors_op_read.sum
+METRICS+=,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
+METRICS+=,sm__warps_active.avg.pct_of_peak_sustained_active
+METRICS+=,l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed
+METRICS+=,l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed
+METRICS+=,l1tex__m_xbar2l1tex_read_sectors.avg.pct_of_peak_sustained_elapsed
+echo "+ ncu"
+timeout 200 "$NCU" --kernel-name regex:'csr_merge|csrmv_v3' --launch-count 4 --metrics "$METRICS" \
+  --metrics regex:'smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+  "$B/spx" bench "rmat:scale=21,degree=8" --backend cuda --formats csr --algorithms merge_path \
+  --precision f64 --reps 1 --warmup 0 --quiet > "$OUT/ncu-rmat-s21.txt" 2>&1
+echo "ncu rc=$?"
