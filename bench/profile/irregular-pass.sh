@@ -38,9 +38,9 @@ METRICS+=,sm__warps_active.avg.pct_of_peak_sustained_active
 METRICS+=,l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed
 METRICS+=,l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed
 METRICS+=,l1tex__m_xbar2l1tex_read_sectors.avg.pct_of_peak_sustained_elapsed
+METRICS+=,'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
 echo "+ ncu"
 timeout 200 "$NCU" --kernel-name regex:'csr_merge|csrmv_v3' --launch-count 4 --metrics "$METRICS" \
-  --metrics regex:'smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
   "$B/spx" bench "rmat:scale=21,degree=8" --backend cuda --formats csr --algorithms merge_path \
   --precision f64 --reps 1 --warmup 0 --quiet > "$OUT/ncu-rmat-s21.txt" 2>&1
 echo "ncu rc=$?"
