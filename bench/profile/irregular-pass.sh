@@ -6,6 +6,7 @@
 # Usage: bench/profile/irregular-pass.sh OUTDIR   (SPX_BUILD_DIR: build folder)
 set -uo pipefail
 OUT="${1:?OUTDIR}"
+shift
 B="${SPX_BUILD_DIR:-/tmp/spx-prof-build}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON > "$B.configure.log" 2>&1 &&
@@ -25,22 +26,30 @@ echo "+ bench"
   --json "$OUT/irregular.json" > "$OUT/irregular.txt" 2> "$OUT/irregular.err"
 echo "bench rc=$?"
 tail -n 3 "$OUT/irregular.err"
+# SPX_MERGE_ONE_PASS=0: merge path with its carry fix-up kernel (experiment).
+SPX_MERGE_ONE_PASS=0 "$B/spx" bench --backend cuda --suite default --formats csr --precision both \
+  --only rmat --only chunglu --only mixed --only denserows --max-seconds 0.3 "$@" \
+  --algorithms merge_path --no-baselines --json "$OUT/irregular-two-pass.json" \
+  > "$OUT/irregular-two-pass.txt" 2> "$OUT/irregular-two-pass.err"
+echo "bench two-pass rc=$?"
 NCU="$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1)"
 [[ -n "$NCU" && -z "${SPX_NO_NCU:-}" ]] || exit 0
 METRICS=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
-METRICS+=,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__throughput.avg.pct_of_peak_sustained_elapsed
+METRICS+=,l1tex__throughput.avg.pct_of_peak_sustained_active
+METRICS+=,breakdown:lts__throughput.avg.pct_of_peak_sustained_elapsed
 METRICS+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
 METRICS+=,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
 METRICS+=,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 METRICS+=,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,lts__t_sectors_op_read.sum
+METRICS+=,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read.sum
 METRICS+=,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
 METRICS+=,sm__warps_active.avg.pct_of_peak_sustained_active
-METRICS+=,l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed
-METRICS+=,l1tex__lsuin_requests.avg.pct_of_peak_sustained_elapsed
-METRICS+=,l1tex__m_xbar2l1tex_read_sectors.avg.pct_of_peak_sustained_elapsed
 METRICS+=,'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
-echo "+ ncu"
-timeout 200 "$NCU" --kernel-name regex:'csr_merge|csrmv_v3' --launch-count 4 --metrics "$METRICS" \
-  "$B/spx" bench "rmat:scale=21,degree=8" --backend cuda --formats csr --algorithms merge_path \
-  --precision f64 --reps 1 --warmup 0 --quiet > "$OUT/ncu-rmat-s21.txt" 2>&1
-echo "ncu rc=$?"
+for pass in 1 0; do
+  echo "+ ncu (SPX_MERGE_ONE_PASS=$pass)"
+  SPX_MERGE_ONE_PASS=$pass timeout 150 "$NCU" --kernel-name regex:'csr_merge|csrmv_v3|carries' \
+    --launch-count 3 --metrics "$METRICS" \
+    "$B/spx" bench "rmat:scale=21,degree=8" --backend cuda --formats csr --algorithms merge_path \
+    --precision f64 --reps 1 --warmup 0 --quiet > "$OUT/ncu-rmat-s21-pass$pass.txt" 2>&1
+  echo "ncu rc=$?"
+done
