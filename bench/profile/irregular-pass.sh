@@ -26,12 +26,6 @@ echo "+ bench"
   --json "$OUT/irregular.json" > "$OUT/irregular.txt" 2> "$OUT/irregular.err"
 echo "bench rc=$?"
 tail -n 3 "$OUT/irregular.err"
-# SPX_MERGE_ONE_PASS=0: merge path with its carry fix-up kernel (experiment).
-SPX_MERGE_ONE_PASS=0 "$B/spx" bench --backend cuda --suite default --formats csr --precision both \
-  --only rmat --only chunglu --only mixed --only denserows --max-seconds 0.3 "$@" \
-  --algorithms merge_path --no-baselines --json "$OUT/irregular-two-pass.json" \
-  > "$OUT/irregular-two-pass.txt" 2> "$OUT/irregular-two-pass.err"
-echo "bench two-pass rc=$?"
 NCU="$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1)"
 [[ -n "$NCU" && -z "${SPX_NO_NCU:-}" ]] || exit 0
 METRICS=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
@@ -45,11 +39,9 @@ METRICS+=,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_
 METRICS+=,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
 METRICS+=,sm__warps_active.avg.pct_of_peak_sustained_active
 METRICS+=,'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
-for pass in 1 0; do
-  echo "+ ncu (SPX_MERGE_ONE_PASS=$pass)"
-  SPX_MERGE_ONE_PASS=$pass timeout 150 "$NCU" --kernel-name regex:'csr_merge|csrmv_v3|carries' \
-    --launch-count 3 --metrics "$METRICS" \
-    "$B/spx" bench "rmat:scale=21,degree=8" --backend cuda --formats csr --algorithms merge_path \
-    --precision f64 --reps 1 --warmup 0 --quiet > "$OUT/ncu-rmat-s21-pass$pass.txt" 2>&1
-  echo "ncu rc=$?"
-done
+echo "+ ncu"
+timeout 150 "$NCU" --kernel-name regex:'csr_merge|csrmv_v3|carries' --launch-count 8 \
+  --metrics "$METRICS" "$B/spx" bench "rmat:scale=21,degree=8" --backend cuda --formats csr \
+  --algorithms merge_path --precision f64 --reps 1 --warmup 0 --quiet \
+  > "$OUT/ncu-rmat-s21.txt" 2>&1
+echo "ncu rc=$?"

@@ -7,9 +7,7 @@
 //   balanced (CSR-I)          equal nonzeros per warp, precomputed first rows,
 //                             carry-out fix-up instead of atomics
 //   merge path                equal (rows + nonzeros) per block and thread,
-//                             carry-outs fixed up in the block, and across
-//                             blocks in the same pass by the block that ends
-//                             the row (look-back over its predecessors)
+//                             carry-outs fixed up in the block and across blocks
 //
 // Every kernel here is deterministic: the order of every floating-point
 // addition depends only on the matrix and the launch geometry, never on timing.
@@ -18,7 +16,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
 
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
@@ -118,32 +115,6 @@ class Carries {
 
  private:
   std::size_t offset_;  ///< bytes before the values, a multiple of 256
-  StreamScratch scratch_;
-};
-
-/// Per-call scratch of merge path's rows that cross blocks: every block's
-/// carry-out (the partial sum of the row it ends in, which a later block
-/// ends), its head (the partial sum of the first row it ends, without the
-/// blocks before) and a ticket counter per block, zeroed in stream order.
-template <class T>
-class MergeScratch {
- public:
-  MergeScratch(std::size_t n, cudaStream_t stream)
-      : n_(n),
-        offset_((2 * n * sizeof(T) + 255) / 256 * 256),
-        scratch_(offset_ + n * sizeof(unsigned), stream) {
-    check(cudaMemsetAsync(tickets(), 0, n * sizeof(unsigned), stream),
-          "cudaMemsetAsync(merge path tickets)");
-  }
-  T* carries() const { return scratch_.as<T>(); }
-  T* heads() const { return scratch_.as<T>() + n_; }
-  unsigned* tickets() const {
-    return reinterpret_cast<unsigned*>(scratch_.as<unsigned char>() + offset_);
-  }
-
- private:
-  std::size_t n_;
-  std::size_t offset_;  ///< bytes before the tickets, a multiple of 256
   StreamScratch scratch_;
 };
 
@@ -338,81 +309,15 @@ __device__ T block_run_scan(std::int64_t key, T v, int lane, int warp_id, std::i
   return v;
 }
 
-/// The first block that carries row `row` into a later block: the block
-/// before the first m >= 1 whose path share starts in that row (block j
-/// carries row coords[2 * (j + 1)]). Binary search over m in [1, hi].
-template <class I>
-__device__ std::int64_t first_carrier(std::int64_t row, std::int64_t hi,
-                                      const I* __restrict__ coords) {
-  std::int64_t lo = 1;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<std::int64_t>(coords[2 * mid]) < row) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo - 1;
-}
-
-/// The block that ends row `row`, carried by block b: the first e > b whose
-/// share ends in a later row (coords[2 * (e + 1)] > row; the last block's
-/// share ends past the last row, so there is one).
-template <class I>
-__device__ std::int64_t ending_block(std::int64_t row, std::int64_t b, std::int64_t blocks,
-                                     const I* __restrict__ coords) {
-  std::int64_t lo = b + 1, hi = blocks - 1;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<std::int64_t>(coords[2 * (mid + 1)]) > row) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return lo;
-}
-
-/// One of the parts of a row that crosses blocks has been published (by
-/// this warp's lane 0, before the call): the carry-outs of blocks [first,
-/// end) and the head of block `end`, which ends the row. Each part takes a
-/// ticket at block `end`; the warp that takes the last sums the parts in a
-/// fixed order (whichever block it belongs to) and stores the row: no block
-/// waits for another, and the result does not depend on timing.
-template <class T>
-__device__ void arrive(std::int64_t row, std::int64_t first, std::int64_t end, unsigned* tickets,
-                       const T* carries, const T* heads, T alpha, T beta, T* __restrict__ y,
-                       int lane) {
-  unsigned ticket = 0;
-  if (lane == 0) {
-    __threadfence();  // the part is visible before the ticket is taken
-    ticket = atomicAdd(tickets + end, 1u);
-  }
-  ticket = __shfl_sync(kFullMask, ticket, 0);
-  if (ticket != static_cast<unsigned>(end - first)) return;  // warp-uniform: not the last part
-  __threadfence();  // the other parts are read after the ticket
-  T sum = 0;
-  for (std::int64_t j = first + lane; j < end; j += kWarpSize)
-    sum += __ldcg(carries + j);  // from L2: never a stale L1 line
-  sum = group_sum<kWarpSize>(sum);
-  if (lane == 0) store_axpby(y, row, alpha, __ldcg(heads + end) + sum, beta);
-}
-
-/// OnePass: rows that cross blocks are finished by the last of their blocks
-/// to arrive (arrive); otherwise the carry-outs go to add_carries.
-template <int Items, bool Stream, bool OnePass, class T, class I>
+template <int Items, bool Stream, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     csr_merge_kernel(const I* __restrict__ row_ptr, const I* __restrict__ col,
                      const T* __restrict__ val, const T* __restrict__ x, T alpha, T beta,
-                     T* __restrict__ y, const I* __restrict__ coords, std::int64_t blocks,
-                     std::int64_t rows, I* __restrict__ carry_row, T* carries, T* heads,
-                     unsigned* tickets) {
+                     T* __restrict__ y, const I* __restrict__ coords, I* __restrict__ carry_row,
+                     T* __restrict__ carry_val) {
   __shared__ MergeItem<T, I> items[kBlock * Items];
   __shared__ std::int64_t warp_key[kWarpsPerBlock];
   __shared__ T warp_sum[kWarpsPerBlock];
-  __shared__ T head;  // partial sum of row r0 in this block, when it ends here
-  __shared__ T tail;  // partial sum of row r1 in this block (its carry-out)
   const int tid = threadIdx.x;
   const int lane = tid % kWarpSize;
   const int warp_id = tid / kWarpSize;
@@ -491,47 +396,14 @@ __global__ void __launch_bounds__(kBlock)
   T carry_in = __shfl_up_sync(kFullMask, inclusive, 1);
   if (lane == 0) carry_in = warp_id > 0 ? warp_sum[warp_id - 1] : T{0};
 
-  // Phase 6: the first row ended here gets the carry-in. Row r0 may also
-  // hold partial sums of earlier blocks: with OnePass its sum here is its
-  // head, finished in Phase 7; else add_carries adds theirs after.
-  if (first_row >= 0) {
-    const T total = carry_in + first_sum;
-    if (OnePass && first_row == 0 && b > 0) {
-      head = total;
-    } else {
-      store_axpby(y, r0 + first_row, alpha, total, beta);
-    }
-  }
-  if constexpr (!OnePass) {
-    // Phase 7: the block's carry-out, for the row it ends in (continued in
-    // the next block; row r1 == rows past the end carries nothing).
-    if (tid == kBlock - 1) {
-      carry_row[b] = static_cast<I>(r1);
-      carries[b] = inclusive;
-    }
-  } else {
-    // Phase 7: publish this block's parts of the rows that cross blocks, row
-    // r0 (its head, when it ends here) and row r1 (its carry-out, when r1 is
-    // a row), each arriving at the row's ending block (arrive).
-    if (tid == kBlock - 1) tail = inclusive;
-    __syncthreads();
-    if (warp_id == 0) {
-      if (nr > 0 && b > 0) {
-        if (lane == 0) heads[b] = head;
-        const std::int64_t first = static_cast<std::int64_t>(coords[2 * (b - 1)]) < r0
-                                       ? b - 1
-                                       : first_carrier(r0, b, coords);
-        arrive(r0, first, b, tickets, carries, heads, alpha, beta, y, lane);
-      }
-      if (r1 < rows) {
-        if (lane == 0) carries[b] = tail;
-        const std::int64_t first = r0 < r1 ? b : first_carrier(r1, b, coords);
-        const std::int64_t end = static_cast<std::int64_t>(coords[2 * (b + 2)]) > r1
-                                     ? b + 1
-                                     : ending_block(r1, b, blocks, coords);
-        arrive(r1, first, end, tickets, carries, heads, alpha, beta, y, lane);
-      }
-    }
+  // Phase 6: the first row ended here gets the carry-in.
+  if (first_row >= 0) store_axpby(y, r0 + first_row, alpha, carry_in + first_sum, beta);
+
+  // Phase 7: the block's carry-out, for the row it ends in (continued in the
+  // next block; row r1 == rows past the end carries nothing).
+  if (tid == kBlock - 1) {
+    carry_row[b] = static_cast<I>(r1);
+    carry_val[b] = inclusive;
   }
 }
 
@@ -648,25 +520,11 @@ template <int Items, bool Stream, class T, class I>
 void launch_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStream_t stream) {
   const MergePlan<I>& plan = merge_plan(A, std::int64_t{kBlock} * Items, stream);
   const auto n = static_cast<std::size_t>(plan.blocks);
-  const unsigned grid = grid_size(plan.blocks * kBlock, kBlock, "csr_merge_kernel");
-  static const bool one_pass = [] {
-    const char* v = std::getenv("SPX_MERGE_ONE_PASS");
-    return v == nullptr || v[0] != '0';
-  }();
-  if (one_pass) {
-    const MergeScratch<T> scratch(n, stream);
-    csr_merge_kernel<Items, Stream, true><<<grid, kBlock, 0, stream>>>(
-        A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, beta, y,
-        plan.coords.data(), plan.blocks, A.rows(), static_cast<I*>(nullptr), scratch.carries(),
-        scratch.heads(), scratch.tickets());
-    check_launch("csr_merge_kernel");
-    return;
-  }
   const Carries<T, I> carries(n, stream);
-  csr_merge_kernel<Items, Stream, false><<<grid, kBlock, 0, stream>>>(
+  const unsigned grid = grid_size(plan.blocks * kBlock, kBlock, "csr_merge_kernel");
+  csr_merge_kernel<Items, Stream><<<grid, kBlock, 0, stream>>>(
       A.row_ptr().data(), A.col_idx().data(), A.values().data(), x, alpha, beta, y,
-      plan.coords.data(), plan.blocks, A.rows(), carries.rows(), carries.values(),
-      static_cast<T*>(nullptr), static_cast<unsigned*>(nullptr));
+      plan.coords.data(), carries.rows(), carries.values());
   check_launch("csr_merge_kernel");
   add_carries(plan.blocks, carries.rows(), carries.values(), A.rows(), alpha, y, stream);
 }
