@@ -15,7 +15,8 @@
 // before it accumulates, so that each thread keeps several loads in flight;
 // the tail of a row is either read one entry at a time (ELL, HLL) or in a
 // last, predicated round of four (SELL: 1-15% faster on the H100's stencil
-// and FEM members, while ELL and HLL were 3-14% slower that way).
+// and FEM members, while ELL and HLL were 3-14% slower that way; the
+// predicated rounds, predicated_lane_sum, also serve SELL-LP and SELL-pack).
 // Lanes' partial sums are added through shared memory by lane 0 in lane
 // order: every kernel here is deterministic.
 #pragma once
@@ -101,12 +102,49 @@ struct HllLayout {
   __device__ std::int64_t out(std::int64_t i) const { return i; }
 };
 
+/// Σ over the lane's entries j = sub, sub + V, ... < n of widen<T>(v[j*stride])
+/// * xb[c[j*stride]]: the predicated rounds of the SELL family (SELL, SELL-LP
+/// through rows_kernel; SELL-pack, sell_pack.cu), rounds of four entries with
+/// the last round's loads past the row predicated off (a short row costs one
+/// or two load latencies). C: the column type, the full index I (x = xb) or
+/// SELL-pack's 16-bit offset from its slice's first column (xb = x + base).
+/// S: the stored value type, T or SELL-LP's reduced one; the values stay in
+/// S until the multiply, after the round's loads are all issued (widening
+/// each one as it arrived put a use right after every load and DIA-LP's loads
+/// stopped overlapping, diag_rows.cuh). With S = T, widen is the identity.
+template <int V, class Off, class S, class C, class T>
+__device__ __forceinline__ T predicated_lane_sum(Off n, int sub, Off stride,
+                                                 const S* __restrict__ v, const C* __restrict__ c,
+                                                 const T* __restrict__ xb) {
+  T sum = 0;
+  for (Off j = sub; j < n; j += 4 * V) {
+    C cu[4];
+    S vu[4];
+    T xu[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const bool in = j + u * V < n;
+      const Off o = (j + u * V) * stride;
+      cu[u] = in ? c[o] : C{0};
+      vu[u] = in ? v[o] : S{0};
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      xu[u] = j + u * V < n ? __ldg(xb + cu[u]) : T{0};
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      if (j + u * V < n) sum += widen<T>(vu[u]) * xu[u];
+  }
+  return sum;
+}
+
 /// y[out(i)] = alpha * (row i of A) x + beta * y[out(i)] for the stored rows
 /// i < rows; V lanes per row (see the top of this file). Off: the type of
 /// the offsets into the entry arrays, 32-bit whenever they hold fewer than
 /// 2^31 entries (64-bit offsets cost registers, and registers cost resident
 /// threads, which hide this kernel's latency). S: the stored value type, T
-/// or (SELL-LP, predicated rounds only) a reduced one widened in registers.
+/// or (SELL-LP, predicated rounds only) a reduced one, widened to T at the
+/// multiply (predicated_lane_sum).
 template <int V, class Off, class S, class T, class I, class Layout>
 __global__ void __launch_bounds__(kBlock)
     rows_kernel(std::int64_t rows, Layout layout, const I* __restrict__ row_len,
@@ -129,25 +167,7 @@ __global__ void __launch_bounds__(kBlock)
     const S* __restrict__ v = val + s.base;
     const I* __restrict__ c = col + s.base;
     if constexpr (Layout::kPredicatedRounds) {
-      // Rounds of four entries, the last round's loads past the row
-      // predicated off: a short row costs one or two load latencies.
-      for (Off j = sub; j < n; j += 4 * V) {
-        I cu[4];
-        T vu[4], xu[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-          const bool in = j + u * V < n;
-          const Off o = (j + u * V) * stride;
-          cu[u] = in ? c[o] : I{0};
-          vu[u] = in ? widen<T>(v[o]) : T{0};
-        }
-#pragma unroll
-        for (int u = 0; u < 4; ++u)
-          xu[u] = j + u * V < n ? __ldg(x + cu[u]) : T{0};
-#pragma unroll
-        for (int u = 0; u < 4; ++u)
-          if (j + u * V < n) sum += vu[u] * xu[u];
-      }
+      sum = predicated_lane_sum<V, Off>(n, sub, stride, v, c, x);
     } else if constexpr (std::is_same_v<S, T>) {
       // Whole rounds of four entries, then the tail one by one.
       Off j = sub;

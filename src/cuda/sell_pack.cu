@@ -1,7 +1,8 @@
 // SELL-pack SpMV on the GPU: SELL's row kernel (ellpack_rows.cuh: geometry,
 // rounds of four predicated loads, lanes' sums added in lane order) with the
 // columns read from the slice's 16-bit offsets (packed slices) or its full
-// indices (fallback slices).
+// indices (fallback slices): the rounds are SELL's own loop,
+// ellpack::predicated_lane_sum, with the column type as its parameter.
 //
 //   ThreadPerRow   one thread per stored row;
 //   ThreadsPerRow  SELL-P: V lanes per row, V = sell_lanes(threads_per_row).
@@ -34,33 +35,6 @@ namespace spx::cuda {
 
 namespace {
 
-/// Σ over the lane's entries j = sub, sub + V, ... < n of v[j*stride] *
-/// xb[c[j*stride]], in rounds of four loads with the last round predicated
-/// (SELL's loop, ellpack_rows.cuh).
-template <int V, class Off, class C, class T>
-__device__ __forceinline__ T lane_sum(Off n, int sub, Off stride, const T* __restrict__ v,
-                                      const C* __restrict__ c, const T* __restrict__ xb) {
-  T sum = 0;
-  for (Off j = sub; j < n; j += 4 * V) {
-    C cu[4];
-    T vu[4], xu[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      const bool in = j + u * V < n;
-      const Off o = (j + u * V) * stride;
-      cu[u] = in ? c[o] : C{0};
-      vu[u] = in ? v[o] : T{0};
-    }
-#pragma unroll
-    for (int u = 0; u < 4; ++u)
-      xu[u] = j + u * V < n ? __ldg(xb + cu[u]) : T{0};
-#pragma unroll
-    for (int u = 0; u < 4; ++u)
-      if (j + u * V < n) sum += vu[u] * xu[u];
-  }
-  return sum;
-}
-
 /// y[perm[i]] = alpha * (row i of A) x + beta * y[perm[i]] for stored rows i
 /// < rows, V lanes per row (ellpack_rows.cuh's geometry). Off: the type of
 /// offsets into the entry arrays (32-bit below 2^31 stored entries).
@@ -89,9 +63,11 @@ __global__ void __launch_bounds__(kBlock)
     const std::int64_t base = slice_base[s];
     const T* __restrict__ v = val + first + r;
     if (base >= 0)
-      sum = lane_sum<V, Off>(n, sub, stride, v, col16 + packed_before + r, x + base);
+      sum = ellpack::predicated_lane_sum<V, Off>(n, sub, stride, v, col16 + packed_before + r,
+                                                 x + base);
     else
-      sum = lane_sum<V, Off>(n, sub, stride, v, col32 + (first - packed_before) + r, x);
+      sum = ellpack::predicated_lane_sum<V, Off>(n, sub, stride, v,
+                                                 col32 + (first - packed_before) + r, x);
   }
 
   if constexpr (V > 1) {
