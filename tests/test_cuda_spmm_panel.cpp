@@ -34,6 +34,7 @@
 #include "spx/generate.hpp"
 #include "spx/ops.hpp"
 #if SPX_HAVE_CUDA
+#include "cuda/launch.hpp"
 #include "cuda/spmm.hpp"
 #endif
 
@@ -356,21 +357,31 @@ TYPED_TEST(CudaSpmmPanel, ValuesInPlaceAndDeterministic) {
 
 /// The Auto rule on device matrices: row panel on FEM b = 3 at n = 64 (and
 /// the run reports it), not on long random rows (30 per row: no reuse, and
-/// outside the short-row band of the rule), not for n = 8.
+/// outside the short-row band of the rule), not for n = 8; row split at any
+/// n on a FEM matrix with few rows (rows × 32 within one wave).
 TYPED_TEST(CudaSpmmPanel, AutoPicksRowPanelOnDevice) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
   const auto& registry = Registry<T, I>::instance();
   const std::uint64_t seed = fresh_seed();
-  const Csr<T, I> fem = generated<T, I>("fem:n=20,block=3", seed).A.to(Space::Device);
-  const Csr<T, I> rnd = generated<T, I>("random:n=2000,degree=30", seed).A.to(Space::Device);
+  // 3 * 110^2 = 36300 rows: more than one wave of 32 lanes a row on any GPU
+  // up to 4x an H100's resident threads.
+  const Csr<T, I> fem = generated<T, I>("fem:n=110,block=3", seed).A.to(Space::Device);
+  const Csr<T, I> small = generated<T, I>("fem:n=20,block=3", seed).A.to(Space::Device);
+  const Csr<T, I> rnd = generated<T, I>("random:n=20000,degree=30", seed).A.to(Space::Device);
+  ASSERT_GT(fem.rows() * 32, cuda::resident_threads());
+  ASSERT_LE(small.rows() * 32, cuda::resident_threads());
   EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{64}),
             Algorithm::RowPanel);
   EXPECT_NE(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{8}),
             Algorithm::RowPanel);
   EXPECT_NE(registry.choose_spmm(MatrixRef<T, I>{&rnd}, Backend::Cuda, SpmmShape{64}),
             Algorithm::RowPanel);
+  for (const std::int64_t n : {std::int64_t{8}, std::int64_t{64}})
+    EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&small}, Backend::Cuda, SpmmShape{n}),
+              Algorithm::RowSplit)
+        << "n=" << n;
   const std::int64_t n = 64;
   const auto B = random_values<T>(fem.cols() * n, seed);
   const Array<T> dB(B, Space::Device);

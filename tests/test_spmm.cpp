@@ -28,6 +28,7 @@
 #include "spx/generate.hpp"
 #include "spx/ops.hpp"
 #if SPX_HAVE_CUDA
+#include "cuda/launch.hpp"
 #include "cuda/spmm.hpp"
 #endif
 
@@ -367,10 +368,12 @@ TYPED_TEST(SpmmKernels, CudaDeterministicKernelsRepeat) {
   }
 }
 
-/// The CUDA Auto rule (src/cuda/spmm.hpp): merge-based for irregular rows
-/// (longest > 8·mean + 64) and for short rows with n ≤ 16 (mean below the
-/// paper's 9.35), row panel for n > 16 where its plan finds it worth it, row
-/// split otherwise (checked on the host: no GPU needed).
+/// The CUDA Auto rule (src/cuda/spmm.hpp): row split for few rows (rows ×
+/// 32 within one wave of the device, no row over 1024; never without a
+/// device), merge-based for irregular rows (longest > 8·mean + 64) and for
+/// short rows with n ≤ 16 (mean below 5.5, or below the paper's 9.35 when
+/// the matrix does not fit in L2), row panel for n > 16 where its plan finds
+/// it worth it, row split otherwise (checked on the host: no GPU needed).
 TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
@@ -389,11 +392,24 @@ TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
     const bool irregular_rows = static_cast<double>(longest) > 8 * mean + 64;
     irregular += irregular_rows ? 1 : 0;
     for (const std::int64_t n : {8, 64}) {
-      Algorithm want =
-          irregular_rows || (n <= 16 && mean < 9.35) ? Algorithm::MergeBased : Algorithm::RowSplit;
+      Algorithm want = Algorithm::RowSplit;
 #if SPX_HAVE_CUDA
-      // Row panel where its plan says so (the plan: test_cuda_spmm_panel.cpp).
-      if (!irregular_rows && n > 16 && cuda::panel_plan(A, n).worth_it) want = Algorithm::RowPanel;
+      const bool few = cuda::spmm_few_rows(A.rows(), longest);
+      const std::int64_t bytes =
+          A.nnz() * std::int64_t{sizeof(T) + sizeof(I)} + (A.rows() + 1) * std::int64_t{sizeof(I)};
+      const bool cached = cuda::fits_l2(bytes);
+      if (!few) {
+        if (irregular_rows || (n <= 16 && (mean < 5.5 || (mean < 9.35 && !cached))))
+          want = Algorithm::MergeBased;
+        // Row panel where its plan says so (the plan: test_cuda_spmm_panel.cpp).
+        if (!irregular_rows && n > 16 && cuda::panel_plan(A, n).worth_it)
+          want = Algorithm::RowPanel;
+      }
+      if (cuda_available()) {
+        EXPECT_EQ(few, A.rows() * 32 <= cuda::resident_threads() && longest <= 1024) << name;
+      } else {
+        EXPECT_FALSE(few) << name << ": no device, no few-rows rule";
+      }
 #endif
       EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&A}, Backend::Cuda, SpmmShape{n}), want)
           << name << " n=" << n;

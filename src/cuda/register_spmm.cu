@@ -28,20 +28,23 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
                               cuda::spmm_csr_merge_based<T, I>);
   reg.template add_spmm<CsrM>(cuda_kernel(Algorithm::RowPanel), cuda::spmm_csr_can_run<T, I>,
                               cuda::spmm_csr_row_panel<T, I>);
-  // Auto: irregular rows take merge-based (cuda::choose_spmm's first rule,
-  // before the panel unions are counted); then, for n > 16, row panel where
-  // cuda::panel_plan finds it worth it; otherwise cuda::choose_spmm
-  // (spmm.hpp). The longest row comes from the cached device row
-  // statistics, the union totals from a cached device pass (host passes for
-  // a host matrix).
+  // Auto: few rows take row split, irregular rows merge-based
+  // (cuda::choose_spmm's rules 0 and 1, before the panel unions are
+  // counted); then, for n > 16, row panel where cuda::panel_plan finds it
+  // worth it; otherwise cuda::choose_spmm (spmm.hpp). The longest row comes
+  // from the cached device row statistics, the union totals from a cached
+  // device pass (host passes for a host matrix).
   reg.template set_spmm_auto<CsrM>(Backend::Cuda, [](const CsrM& A, const SpmmShape& shape) {
     if (A.rows() == 0) return Algorithm::RowSplit;
     const double mean_row = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
     const std::int64_t max_row = max_row_length(A);
-    if (shape.n > 16 && !cuda::irregular_rows(mean_row, max_row) &&
+    const bool few_rows = cuda::spmm_few_rows(A.rows(), max_row);
+    if (!few_rows && shape.n > 16 && !cuda::irregular_rows(mean_row, max_row) &&
         cuda::panel_plan(A, shape.n).worth_it)
       return Algorithm::RowPanel;
-    return cuda::choose_spmm(mean_row, max_row, shape.n);
+    const std::int64_t bytes =
+        A.nnz() * std::int64_t{sizeof(T) + sizeof(I)} + (A.rows() + 1) * std::int64_t{sizeof(I)};
+    return cuda::choose_spmm(mean_row, max_row, shape.n, few_rows, cuda::fits_l2(bytes));
   });
 
   using CscM = Csc<T, I>;

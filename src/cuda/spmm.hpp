@@ -20,26 +20,55 @@ namespace spx::cuda {
 /// (f64, n = 8) merge-based was faster on the regular members with 3.5-9
 /// nonzeros per row, row split on those with 10 and ≥ 26 (FEM b = 2, 18 per
 /// row, is the one regular member that no mean-length threshold places
-/// right), so the paper's value stands for narrow B.
+/// right), so the paper's value stands for narrow B when the matrix is larger
+/// than the L2 cache. Below kSpmmMergeCachedThreshold it holds for every size.
 inline constexpr double kSpmmMergeThreshold = 9.35;
 
-/// The CUDA Auto rule for SpMM, from the H100 benchmark:
+/// Mean row length below which merge-based wins at n ≤ 16 also on matrices
+/// that fit in the L2 cache: on the H100 suite (session 11) the cache-resident
+/// 7- and 9-point stencils (7 and 9 per row) were 1.09-1.27x faster with row
+/// split, the 5-point ones and the road networks (2.7-5) with merge-based.
+inline constexpr double kSpmmMergeCachedThreshold = 5.5;
+
+/// The CUDA Auto rule for SpMM, from the H100 benchmark over the whole
+/// default suite (session 11, bench/results/spmm-suite-*):
+///  0. few rows (rows × 32 lanes within one wave of the GPU) and none over
+///     1024 entries: row split. Such products are latency bound, and a warp
+///     per row has the shortest chain of dependent loads: on the real
+///     matrices of up to ~7000 rows row split was 2-4.6x faster than
+///     merge-based at n = 8 and 1.1-1.95x faster than row panel at n ≥ 32
+///     (the same rule as CSR SpMV's first);
 ///  1. irregular rows (irregular_rows, the CSR SpMV test): merge-based,
 ///     whose equal shares of nonzeros are the only balanced split;
-///  2. n ≤ 16 and mean < kSpmmMergeThreshold: merge-based (the narrow row
-///     split leaves most of a warp's slots idle on short rows);
+///  2. n ≤ 16 and mean < kSpmmMergeCachedThreshold, or mean <
+///     kSpmmMergeThreshold on a matrix larger than the L2 cache:
+///     merge-based (the narrow row split leaves most of a warp's slots idle
+///     on short rows);
 ///  3. otherwise row split, which for n > 16 takes short rows in groups
 ///     (row_block_tile32) and was faster than merge-based on every regular
 ///     member at n = 64.
 /// The registered rule (register_spmm.cu) puts the row panel kernel between
 /// 1 and 2: for n > 16 and rows not irregular, row panel where
 /// panel_plan(A, n).worth_it (consecutive rows sharing most columns: FEM,
-/// 27-point stencils).
-inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t n) {
+/// 27-point stencils). few_rows is rule 0's test, taken by the caller (it
+/// needs the device's size; false when there is no device).
+inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t n, bool few_rows,
+                             bool fits_l2) {
+  if (few_rows) return Algorithm::RowSplit;
   if (irregular_rows(mean_row, max_row)) return Algorithm::MergeBased;
-  if (n <= 16 && mean_row < kSpmmMergeThreshold) return Algorithm::MergeBased;
+  if (n <= 16 &&
+      (mean_row < kSpmmMergeCachedThreshold || (mean_row < kSpmmMergeThreshold && !fits_l2)))
+    return Algorithm::MergeBased;
   return Algorithm::RowSplit;
 }
+
+/// Rule 0 of choose_spmm: rows × 32 lanes fit one wave of the current
+/// device and no row is longer than 1024. False when no device is usable
+/// (the rule is then asked about a host matrix on a machine without GPU).
+bool spmm_few_rows(std::int64_t rows, std::int64_t max_row);
+
+/// The L2 cache of the current device holds `bytes` (false without a device).
+bool fits_l2(std::int64_t bytes);
 
 /// Row split (paper §4.1): a warp per row. n > 16: each warp covers a tile
 /// of 32, 64 or 128 columns of B (gridDim.y tiles; 8- or 16-byte vectors per
