@@ -429,7 +429,9 @@ TYPED_TEST(CudaSpmmPanel, PlanAndRuleOnHost) {
     }
   }
   const auto& registry = Registry<T, I>::instance();
-  const Csr<T, I> fem = generated<T, I>("fem:n=20,block=3", seed).A;
+  // Rows enough that the few-rows rule (row split) does not apply on any GPU
+  // up to 4x an H100's resident threads.
+  const Csr<T, I> fem = generated<T, I>("fem:n=110,block=3", seed).A;
   const Csr<T, I> rnd = generated<T, I>("random:n=2000,degree=30", seed).A;
   EXPECT_EQ(registry.choose_spmm(MatrixRef<T, I>{&fem}, Backend::Cuda, SpmmShape{64}),
             Algorithm::RowPanel);
