@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Session 11's closing GPU call (issue 16): the changed tests, compute-
+# sanitizer memcheck and racecheck over the kernels changed this session
+# (CSR merge path, the SELL family's predicated rounds, SpMM), and CSR SpMM
+# over the default suite below its large members (both precisions) with the
+# new Auto rule. Usage: bench/profile/s11-final.sh OUTDIR  (SPX_BUILD_DIR)
+set -uo pipefail
+OUT="${1:?OUTDIR}"
+B="${SPX_BUILD_DIR:-/tmp/spx-prof-build}"
+cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON > "$B.configure.log" 2>&1 &&
+  cmake --build "$B" -j "$(nproc)" --target spx_cli spx_tests > "$B.build.log" 2>&1 || {
+  grep -B2 -A10 -E 'error' "$B.build.log" | head -n 60
+  exit 1
+}
+export SPX_REAL_MATRICES="$PWD/shared/matrices/real"
+SAN="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+F="CudaKernels*f64_i32*:CudaKernels*f32_i64*:SpmvKernels/f64_i32.CudaMatchesReference"
+F+=":CudaEllpack/f64_i32*:SellPackFormat/f64_i32.Cuda*:SellLpFormat/f64_i32.Device*"
+F+=":CudaSpmmPanel/f64_i32*:CudaSpmmMerge/f64_i32*"
+for tool in memcheck racecheck; do
+  SPX_REQUIRE_GPU=1 SPX_TEST_SMALL=1 timeout 280 "$SAN" --tool $tool --error-exitcode 1 \
+    --kernel-name-exclude kns=cusparse --print-limit 20 "$B/tests/spx_tests" --gtest_filter="$F" \
+    > "$OUT/$tool.log" 2>&1 &
+done
+SPX_REQUIRE_GPU=1 "$B/tests/spx_tests" --gtest_filter='*CudaSpmmPanel*:*SpmmKernels*:CudaKernels*' \
+  > "$OUT/tests.log" 2>&1
+echo "tests rc=$?"
+grep -E '^\[  (FAILED|PASSED|SKIPPED) ' "$OUT/tests.log" | head -n 20
+for p in f64 f32; do
+  "$B/spx" bench --backend cuda --suite default --op spmm --formats csr --cols 8,32,64,128 \
+    --precision $p --reps 10 --warmup 2 --max-seconds 0.3 --time-budget 100 \
+    $(sed 's/^/--only /' "$(dirname "$0")/spmm-suite-rest.txt") \
+    --json "$OUT/spmm-$p-rest.json" > "$OUT/spmm-$p-rest.txt" 2> "$OUT/spmm-$p-rest.err"
+  echo "spmm $p rc=$?"
+done
+wait
+for tool in memcheck racecheck; do
+  echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -n 1)"
+  grep -E '^\[  (PASSED|FAILED) ' "$OUT/$tool.log" | head -n 3
+done
