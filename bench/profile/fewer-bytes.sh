@@ -18,13 +18,8 @@ OUT="${1:?OUTDIR}"
 shift
 mkdir -p "$OUT"
 B="${SPX_BUILD_DIR:-/tmp/spx-fewer-bytes-build}"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON > "$B.configure.log" 2>&1 &&
-  cmake --build "$B" -j "$(nproc)" --target spx_cli > "$B.build.log" 2>&1 || {
-  tail -n 40 "$B.build.log"
-  exit 1
-}
-export SPX_REAL_MATRICES="$PWD/shared/matrices/real"
+source "$(dirname "$0")/common.sh"
+profile_build spx_cli
 "$B/spx" bench --backend cuda --suite default --precision both --json "$OUT/fewer-bytes.json" "$@" \
   > "$OUT/fewer-bytes.txt" 2> "$OUT/fewer-bytes.err"
 echo "bench rc=$?"

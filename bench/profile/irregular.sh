@@ -3,14 +3,11 @@
 # members of the default suite (issue 16). Usage: bench/profile/irregular.sh OUTDIR
 set -uo pipefail
 OUT="${1:?OUTDIR}"
-B="${SPX_BUILD_DIR:-/tmp/spx-prof-build}"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+source "$(dirname "$0")/common.sh"
+profile_build spx_cli
 NCU="$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n1)"
 echo "ncu: ${NCU:-none}"
-cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON > "$B.configure.log" 2>&1 &&
-  cmake --build "$B" -j "$(nproc)" --target spx_cli > "$B.build.log" 2>&1 || { tail -n 40 "$B.build.log"; exit 1; }
 S="$B/spx"
-export SPX_REAL_MATRICES="$PWD/shared/matrices/real"
 MEMBERS=(--only rmat --only chunglu --only mixed --only denserows)
 echo "+ timing, CSR and COO kernels and baselines"
 "$S" bench --backend cuda --suite default "${MEMBERS[@]}" --formats csr,coo --precision both \

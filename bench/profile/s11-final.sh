@@ -6,13 +6,8 @@
 # new Auto rule. Usage: bench/profile/s11-final.sh OUTDIR  (SPX_BUILD_DIR)
 set -uo pipefail
 OUT="${1:?OUTDIR}"
-B="${SPX_BUILD_DIR:-/tmp/spx-prof-build}"
-cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON > "$B.configure.log" 2>&1 &&
-  cmake --build "$B" -j "$(nproc)" --target spx_cli spx_tests > "$B.build.log" 2>&1 || {
-  grep -B2 -A10 -E 'error' "$B.build.log" | head -n 60
-  exit 1
-}
-export SPX_REAL_MATRICES="$PWD/shared/matrices/real"
+source "$(dirname "$0")/common.sh"
+profile_build spx_cli spx_tests
 SAN="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 F="CudaKernels*f64_i32*:CudaKernels*f32_i64*:SpmvKernels/f64_i32.CudaMatchesReference"
 F+=":CudaEllpack/f64_i32*:SellPackFormat/f64_i32.Cuda*:SellLpFormat/f64_i32.Device*"
@@ -22,10 +17,7 @@ for tool in memcheck racecheck; do
     --kernel-name-exclude kns=cusparse --print-limit 20 "$B/tests/spx_tests" --gtest_filter="$F" \
     > "$OUT/$tool.log" 2>&1 &
 done
-SPX_REQUIRE_GPU=1 "$B/tests/spx_tests" --gtest_filter='*CudaSpmmPanel*:*SpmmKernels*:CudaKernels*' \
-  > "$OUT/tests.log" 2>&1
-echo "tests rc=$?"
-grep -E '^\[  (FAILED|PASSED|SKIPPED) ' "$OUT/tests.log" | head -n 20
+profile_tests "$OUT" '*CudaSpmmPanel*:*SpmmKernels*:CudaKernels*'
 for p in f64 f32; do
   "$B/spx" bench --backend cuda --suite default --op spmm --formats csr --cols 8,32,64,128 \
     --precision $p --reps 10 --warmup 2 --max-seconds 0.3 --time-budget 100 \

@@ -5,14 +5,8 @@
 set -uo pipefail
 OUT="${1:?OUTDIR}"
 shift
-B="${SPX_BUILD_DIR:-/tmp/spx-prof-build}"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPX_CUDA=ON > "$B.configure.log" 2>&1 &&
-  cmake --build "$B" -j "$(nproc)" --target spx_cli > "$B.build.log" 2>&1 || {
-  grep -B2 -A10 -E 'error' "$B.build.log" | head -n 60
-  exit 1
-}
-export SPX_REAL_MATRICES="$PWD/shared/matrices/real"
+source "$(dirname "$0")/common.sh"
+profile_build spx_cli
 for p in f64 f32; do
   echo "+ spmm $p"
   "$B/spx" bench --backend cuda --suite default --op spmm --formats csr --cols 8,32,64,128 \
