@@ -394,10 +394,8 @@ TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
     for (const std::int64_t n : {8, 64}) {
       Algorithm want = Algorithm::RowSplit;
 #if SPX_HAVE_CUDA
-      const bool few = cuda::spmm_few_rows(A.rows(), longest);
-      const std::int64_t bytes =
-          A.nnz() * std::int64_t{sizeof(T) + sizeof(I)} + (A.rows() + 1) * std::int64_t{sizeof(I)};
-      const bool cached = cuda::fits_l2(bytes);
+      const bool few = cuda::few_rows(A.rows(), longest);
+      const bool cached = cuda::fits_l2(cuda::csr_bytes(A));
       if (!few) {
         if (irregular_rows || (n <= 16 && (mean < 5.5 || (mean < 9.35 && !cached))))
           want = Algorithm::MergeBased;

@@ -599,13 +599,21 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     with V = 8, FEM rows of 54 with V = 16.
 // Balanced (CSR-I) is never chosen automatically: merge path and binned cover
 // its cases without its row-pointer re-reads.
+bool few_rows(std::int64_t rows, std::int64_t max_len) {
+  return cuda_available() && rows * kWarpSize <= resident_threads() && max_len <= 1024;
+}
+
+bool fits_l2(std::int64_t bytes) {
+  return cuda_available() && bytes <= l2_bytes();
+}
+
 Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
                           std::int64_t bytes) {
   if (rows == 0 || nnz == 0) return Algorithm::Adaptive;  // nothing runs
   const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
-  if (rows * kWarpSize <= resident_threads() && max_len <= 1024) return Algorithm::Vector;
+  if (few_rows(rows, max_len)) return Algorithm::Vector;
   if (irregular_rows(mean, max_len))
-    return bytes <= l2_bytes() ? Algorithm::Binned : Algorithm::MergePath;
+    return fits_l2(bytes) ? Algorithm::Binned : Algorithm::MergePath;
   if (mean > 128.0 && rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
   const int v = adaptive_width(mean);
   if (v == 1) return Algorithm::Scalar;
@@ -617,9 +625,7 @@ template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A) {
   if (A.rows() == 0 || A.nnz() == 0) return Algorithm::Adaptive;  // nothing runs
   const CsrRowStats s = csr_row_stats(A);
-  const std::int64_t bytes =
-      A.nnz() * std::int64_t{sizeof(T) + sizeof(I)} + (A.rows() + 1) * std::int64_t{sizeof(I)};
-  return choose_csr_from(s.rows, s.nnz, s.max_len, bytes);
+  return choose_csr_from(s.rows, s.nnz, s.max_len, csr_bytes(A));
 }
 
 #define SPX_INST(T, I)                                                                       \

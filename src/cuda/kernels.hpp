@@ -61,6 +61,23 @@ inline bool irregular_rows(double mean, std::int64_t max_len) {
   return static_cast<double>(max_len) > 8.0 * mean + 64.0;
 }
 
+/// Few rows for the Auto rules of CSR SpMV and SpMM: a warp per row fits one
+/// wave of the current device (rows × 32 within its resident threads) and no
+/// row is longer than 1024. Such products are latency bound, and a warp per
+/// row has the shortest chain of dependent loads. False when no device is
+/// usable (the rules are then asked about a host matrix).
+bool few_rows(std::int64_t rows, std::int64_t max_len);
+
+/// The L2 cache of the current device holds `bytes` (false without a device).
+bool fits_l2(std::int64_t bytes);
+
+/// A CSR's bytes as the Auto rules count them: values, column indices and
+/// row pointers.
+template <Value T, Index I>
+std::int64_t csr_bytes(const Csr<T, I>& A) {
+  return A.nnz() * std::int64_t{sizeof(T) + sizeof(I)} + (A.rows() + 1) * std::int64_t{sizeof(I)};
+}
+
 /// The Auto rule for device CSR (documented in csr.cu and docs/architecture.md).
 template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A);

@@ -38,13 +38,12 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
     if (A.rows() == 0) return Algorithm::RowSplit;
     const double mean_row = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
     const std::int64_t max_row = max_row_length(A);
-    const bool few_rows = cuda::spmm_few_rows(A.rows(), max_row);
+    const bool few_rows = cuda::few_rows(A.rows(), max_row);
     if (!few_rows && shape.n > 16 && !cuda::irregular_rows(mean_row, max_row) &&
         cuda::panel_plan(A, shape.n).worth_it)
       return Algorithm::RowPanel;
-    const std::int64_t bytes =
-        A.nnz() * std::int64_t{sizeof(T) + sizeof(I)} + (A.rows() + 1) * std::int64_t{sizeof(I)};
-    return cuda::choose_spmm(mean_row, max_row, shape.n, few_rows, cuda::fits_l2(bytes));
+    return cuda::choose_spmm(mean_row, max_row, shape.n, few_rows,
+                             cuda::fits_l2(cuda::csr_bytes(A)));
   });
 
   using CscM = Csc<T, I>;

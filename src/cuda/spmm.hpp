@@ -50,8 +50,8 @@ inline constexpr double kSpmmMergeCachedThreshold = 5.5;
 /// The registered rule (register_spmm.cu) puts the row panel kernel between
 /// 1 and 2: for n > 16 and rows not irregular, row panel where
 /// panel_plan(A, n).worth_it (consecutive rows sharing most columns: FEM,
-/// 27-point stencils). few_rows is rule 0's test, taken by the caller (it
-/// needs the device's size; false when there is no device).
+/// 27-point stencils). few_rows is rule 0's test, few_rows(rows, longest)
+/// of kernels.hpp (CSR SpMV's first rule), taken by the caller.
 inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t n, bool few_rows,
                              bool fits_l2) {
   if (few_rows) return Algorithm::RowSplit;
@@ -61,14 +61,6 @@ inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t
     return Algorithm::MergeBased;
   return Algorithm::RowSplit;
 }
-
-/// Rule 0 of choose_spmm: rows × 32 lanes fit one wave of the current
-/// device and no row is longer than 1024. False when no device is usable
-/// (the rule is then asked about a host matrix on a machine without GPU).
-bool spmm_few_rows(std::int64_t rows, std::int64_t max_row);
-
-/// The L2 cache of the current device holds `bytes` (false without a device).
-bool fits_l2(std::int64_t bytes);
 
 /// Row split (paper §4.1): a warp per row. n > 16: each warp covers a tile
 /// of 32, 64 or 128 columns of B (gridDim.y tiles; 8- or 16-byte vectors per

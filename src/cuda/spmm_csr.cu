@@ -722,15 +722,6 @@ std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape) {
   return {};
 }
 
-bool spmm_few_rows(std::int64_t rows, std::int64_t max_row) {
-  if (!cuda_available()) return false;
-  return rows * kWarp <= resident_threads() && max_row <= 1024;
-}
-
-bool fits_l2(std::int64_t bytes) {
-  return cuda_available() && bytes <= l2_bytes();
-}
-
 #define SPX_INST(T, I)                                                                         \
   template void spmm_csr_row_split(T, const Csr<T, I>&, DenseView<const T>, T, DenseView<T>,   \
                                    const ExecContext&);                                        \
