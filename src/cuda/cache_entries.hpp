@@ -121,6 +121,15 @@ struct MergePartition {
   Array<I> run_rows;           ///< those rows, in device memory: the long ones first
 };
 
+/// Where rows end, one bit per nonzero: bit k % 32 of word k / 32 is set when
+/// nonzero k is the last of its row (ceil(nnz / 32) words, device). The
+/// merge-based SpMM tests a bit per nonzero instead of comparing positions
+/// with row ends. No parameters.
+struct RowEndBits {
+  using Key = detail::NoKey;
+  Array<std::uint32_t> words;
+};
+
 /// Row panel rule: the union entries of the panels for R = 2, 4, 8 (on the
 /// host for a host matrix). No parameters.
 struct UnionTotals {

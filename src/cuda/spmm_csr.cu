@@ -47,6 +47,14 @@ int group_width(std::int64_t n) {
 
 // ---- row split --------------------------------------------------------------
 
+/// Loads of B a lane issues together for kCols columns of a row: at most
+/// 16 values (doubling it to 32 made merge-based 1.1-1.5x slower on the
+/// H100, session 12: fewer warps fit).
+template <int kCols>
+constexpr int b_group() {
+  return kCols >= 4 ? 4 : 8;
+}
+
 /// The nonzeros [begin, end) of A, for one warp and one column tile (n > 16):
 /// each batch of up to 32 is loaded one per lane, then broadcast by shuffle
 /// in groups of kGroup: a group first issues its kGroup·NV independent
@@ -58,10 +66,9 @@ template <int VEC, int NV, class T, class I, class Step>
 __device__ __forceinline__ void for_each_nonzero(std::int64_t begin, std::int64_t end,
                                                  const I* __restrict__ col,
                                                  const T* __restrict__ val,
-                                                 const Strided<const T>& B,
-                                                 const LaneTile<VEC, NV>& tile, Step&& step) {
+                                                 const LaneB<VEC, NV, T>& lb, Step&& step) {
   constexpr int kCols = VEC * NV;
-  constexpr int kGroup = kCols >= 4 ? 4 : 8;  // at most 16 values of B per lane per group
+  constexpr int kGroup = b_group<kCols>();
   const int lane = threadIdx.x % kWarp;
   for (std::int64_t base = begin; base < end; base += kWarp) {
     // Load a batch: one nonzero per lane (lanes past the range hold zeros).
@@ -75,10 +82,10 @@ __device__ __forceinline__ void for_each_nonzero(std::int64_t begin, std::int64_
     for (int t0 = 0; t0 < count; t0 += kGroup) {
       T b[kGroup][kCols];
       load_b_group<kGroup>(
-          B, tile, t0, count, [&](int t) { return __shfl_sync(kFullMask, c, t % kWarp); }, b);
+          lb, t0, count, [&](int t) { return __shfl_sync(kFullMask, c, t); }, b);
 #pragma unroll
       for (int u = 0; u < kGroup; ++u) {
-        const T vt = __shfl_sync(kFullMask, v, (t0 + u) % kWarp);
+        const T vt = __shfl_sync(kFullMask, v, t0 + u);
         if (t0 + u < count) step(base + t0 + u, vt, b[u]);
       }
     }
@@ -102,7 +109,7 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
 #pragma unroll
   for (int q = 0; q < Tile::kCols; ++q)
     acc[q] = T{0};
-  for_each_nonzero(begin, end, col, val, B, tile,
+  for_each_nonzero(begin, end, col, val, LaneB<VEC, NV, T>(B, tile),
                    [&](std::int64_t, T vt, const T(&b)[Tile::kCols]) {
 #pragma unroll
                      for (int q = 0; q < Tile::kCols; ++q)
@@ -150,7 +157,7 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
     ++r;
     row_end = __shfl_sync(kFullMask, p, min(r + 1, rows));
   };
-  for_each_nonzero(begin, end, col, val, B, tile,
+  for_each_nonzero(begin, end, col, val, LaneB<VEC, NV, T>(B, tile),
                    [&](std::int64_t k, T vt, const T(&b)[Tile::kCols]) {
                      while (k >= row_end)  // rows ending here (empty ones too)
                        close_row();
@@ -407,30 +414,41 @@ __global__ void __launch_bounds__(kSpmmBlock)
 }
 
 /// n > 16: merge-based with a warp per unit of unit_nnz<32>() nonzeros and
-/// a column tile per blockIdx.y (vectors per lane as row_split_tile32). The
-/// unit's nonzeros go through for_each_nonzero, and are summed as
-/// row_block_tile32 sums a group of rows: a row of C is stored at each row
-/// end, the head (the part of a row begun in an earlier unit) goes to the
-/// carry-outs, row-major units × n. Row ends are read 32 at a time, one per
-/// lane, and broadcast by shuffle, so a row change waits for no load.
+/// a column tile per blockIdx.y (vectors per lane as row_split_tile32). A
+/// batch of 32 nonzeros is loaded one per lane and broadcast by shuffle in
+/// groups whose loads of B are issued together (load_b_group); the sum
+/// stores a row of C after a nonzero whose bit in RowEndBits is set (one
+/// word per batch: a test of a warp-uniform register, not a comparison of
+/// every position with the next row end), closing the empty rows after it
+/// too; the head (the part of a row begun in an earlier unit) goes to the
+/// carry-outs, row-major units × n. Row ends are read only when a row
+/// closes, 32 at a time, one per lane, and broadcast by shuffle.
+/// On the H100 (session 12, bench/results/spmm-lean-*) the bits and
+/// LaneB's addressing made this kernel 1.13× faster (geomean over 60
+/// cases) than comparing positions with row ends.
 template <int VEC, int NV, class T, class I>
 __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
     merge_based_tile32(std::int64_t m, std::int64_t n, std::int64_t nnz, std::int64_t units,
                        const I* __restrict__ ptr, const I* __restrict__ col,
-                       const T* __restrict__ val, const I* __restrict__ part, Strided<const T> B,
-                       T alpha, T beta, Strided<T> C, T* __restrict__ carry) {
+                       const T* __restrict__ val, const I* __restrict__ part,
+                       const std::uint32_t* __restrict__ row_ends, Strided<const T> B, T alpha,
+                       T beta, Strided<T> C, T* __restrict__ carry) {
   using Tile = LaneTile<VEC, NV>;
   constexpr std::int64_t kUnitNnz = unit_nnz<kWarp>();
+  static_assert(kUnitNnz % kWarp == 0, "a batch is one word of RowEndBits");
+  constexpr int G = b_group<Tile::kCols>();
   const int lane = threadIdx.x % kWarp;
   const std::int64_t unit = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
   if (unit >= units) return;  // the whole warp leaves together
   const Tile tile(blockIdx.y, n);
+  const LaneB<VEC, NV, T> lb(B, tile);
   const Strided<T> carry_rows{carry, n, 1};
   const std::int64_t k0 = unit * kUnitNnz, k1 = min(k0 + kUnitNnz, nnz);
   // The unit owns the rows [first, last): those that start in [k0, k1)
   // (the last unit: also the empty rows at the end of the matrix).
   const std::int64_t first = load(part + unit), last = load(part + unit + 1);
-  // Row ends ptr[wb + lane], a window of 32 rows reloaded when passed.
+  // Row ends ptr[wb + lane], a window of 32 rows reloaded when passed; only
+  // read when a row closes.
   std::int64_t wb = 0;
   std::int64_t ends = 0;
   const auto end_of = [&](std::int64_t r) {  // ptr[r + 1], r < m; warp-uniform r
@@ -446,7 +464,6 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
   std::int64_t row = head ? first - 1 : first;
   wb = row + 1;
   ends = load(ptr + min(wb + lane, m));
-  std::int64_t row_end = __shfl_sync(kFullMask, ends, 0);
   T acc[Tile::kCols];
 #pragma unroll
   for (int q = 0; q < Tile::kCols; ++q)
@@ -462,21 +479,51 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
       acc[q] = T{0};
     head = false;
   };
-  for_each_nonzero(k0, k1, col, val, B, tile, [&](std::int64_t k, T vt, const T(&b)[Tile::kCols]) {
-    while (k >= row_end) {  // rows ending here (empty ones too)
+  // Close the empty own rows that end at or before position `pos` (after
+  // the row before them closed, or at the start of the range).
+  const auto close_empty = [&](std::int64_t pos) {
+    while (row < last && end_of(row) <= pos) {
       close_row();
       ++row;
-      row_end = end_of(row);
     }
+  };
+  close_empty(k0);
+  for (std::int64_t base = k0; base < k1; base += kWarp) {
+    const int count = static_cast<int>(min(std::int64_t{kWarp}, k1 - base));
+    I c = 0;
+    T v = 0;
+    if (lane < count) {
+      c = load(col + base + lane);
+      v = load(val + base + lane);
+    }
+    std::uint32_t bits = load(row_ends + base / kWarp);
+    if (count < kWarp) bits &= (1u << count) - 1;
+#pragma unroll 1
+    for (int t0 = 0; t0 < count; t0 += G) {
+      T b[G][Tile::kCols];
+      load_b_group<G>(
+          lb, t0, count, [&](int t) { return __shfl_sync(kFullMask, c, t); }, b);
 #pragma unroll
-    for (int q = 0; q < Tile::kCols; ++q)
-      acc[q] += vt * b[q];
-  });
-  // The row the range ends in, then the empty rows after it that this unit
-  // owns (only the last unit has any).
-  close_row();
-  for (++row; row < last; ++row)
+      for (int u = 0; u < G; ++u) {
+        const T vt = __shfl_sync(kFullMask, v, t0 + u);
+#pragma unroll
+        for (int q = 0; q < Tile::kCols; ++q)
+          acc[q] += vt * b[u][q];
+        if ((bits >> (t0 + u)) & 1u) {  // nonzero base + t0 + u ends the row
+          close_row();
+          ++row;
+          close_empty(base + t0 + u + 1);
+        }
+      }
+    }
+  }
+  // The row the range ends in, if it is still open (it continues into the
+  // next unit: partial), then the empty rows after it that this unit owns.
+  if (row < last) {
     close_row();
+    for (++row; row < last; ++row)
+      close_row();
+  }
 }
 
 /// Adds the carry-outs to C, one run of units (one row) at a time, in a
@@ -538,6 +585,35 @@ __global__ void __launch_bounds__(kFixupBlock)
       if (u + q < run.end) sum += c[q];
   }
   C.data[row * C.rs + j * C.cs] += alpha * sum;
+}
+
+/// Sets bit ptr[r + 1] - 1 for every nonempty row r (RowEndBits).
+template <class I>
+__global__ void mark_row_ends(std::int64_t m, const I* __restrict__ ptr,
+                              std::uint32_t* __restrict__ words) {
+  const std::int64_t r = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (r >= m) return;
+  const std::int64_t b = load(ptr + r), e = load(ptr + r + 1);
+  if (e > b) atomicOr(words + (e - 1) / 32, 1u << ((e - 1) % 32));
+}
+
+template <class T, class I>
+const RowEndBits& row_end_bits(const Csr<T, I>& A, const ExecContext& ctx) {
+  return A.structure_cache().template get<RowEndBits>([&] {
+    RowEndBits bits;
+    const std::int64_t words = std::max<std::int64_t>(1, ceil_div(A.nnz(), 32));
+    bits.words = Array<std::uint32_t>(static_cast<std::size_t>(words), Space::Device);
+    check(cudaMemsetAsync(bits.words.data(), 0, words * sizeof(std::uint32_t), ctx.stream),
+          "cudaMemsetAsync (row end bits)");
+    if (A.rows() > 0) {
+      mark_row_ends<I>
+          <<<static_cast<unsigned>(ceil_div(A.rows(), kBlock)), kBlock, 0, ctx.stream>>>(
+              A.rows(), A.row_ptr().data(), bits.words.data());
+      check_launch("mark_row_ends");
+    }
+    check(cudaStreamSynchronize(ctx.stream), "cudaStreamSynchronize (row end bits)");
+    return bits;
+  });
 }
 
 /// Builds the partition and the lists of carry runs, on `stream`, and waits
@@ -605,11 +681,12 @@ void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strid
   const auto tiles = static_cast<unsigned>(ceil_div(n, W));  // of the fix-up; 1 when W < 32
   if constexpr (W == kWarp) {
     with_lane_tile<T>(B, C, n, [&]<int VEC, int NV>() {
+      const RowEndBits& bits = row_end_bits(A, ctx);
       const dim3 grid(static_cast<unsigned>(ceil_div(p.units, kWarpsPerBlock)),
                       static_cast<unsigned>(ceil_div(n, LaneTile<VEC, NV>::kWidth)));
       merge_based_tile32<VEC, NV, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
           A.rows(), n, A.nnz(), p.units, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
-          p.part.data(), B, alpha, beta, C, carry.as<T>());
+          p.part.data(), bits.words.data(), B, alpha, beta, C, carry.as<T>());
       check_launch("merge_based_tile32");
     });
   } else {
@@ -715,6 +792,11 @@ std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape) {
   if (ceil_div(shape.n, kWarp) > kMaxGridY)
     return "n = " + std::to_string(shape.n) + " columns exceed the grid's " +
            std::to_string(kMaxGridY) + " tiles of 32";
+  if (shape.n > 16 && shape.b_layout == Layout::RowMajor &&
+      shape.ldb > std::numeric_limits<int>::max() / static_cast<std::int64_t>(sizeof(T)))
+    return "B's leading dimension " + std::to_string(shape.ldb) +
+           " exceeds the row stride the kernels address with 32 bits (" +
+           std::to_string(std::numeric_limits<int>::max() / sizeof(T)) + " elements)";
   if (ceil_div(A.rows(), kWarpsPerBlock) > kMaxGridX)
     return "too many rows for one launch: " + std::to_string(A.rows());
   if (ceil_div(A.nnz(), 32) * 32 / kSpmmBlock > kMaxGridX)

@@ -351,6 +351,7 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
   const std::int64_t panel = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
   if (panel >= panels) return;  // the whole warp leaves together
   const Tile tile(blockIdx.y, n);
+  const LaneB<VEC, NV, T> lb(B, tile);
   const std::int64_t first = panel * R;
   const int rows = static_cast<int>(min(std::int64_t{R}, m - first));
   // Lane r < rows: the position in A of row first + r's next value.
@@ -388,7 +389,7 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
     for (int t0 = 0; t0 < count; t0 += kGroup) {
       T b[kGroup][kCols];
       load_b_group<kGroup>(
-          B, tile, t0, count, [&](int t) { return batch.col[t % kWarp]; }, b);
+          lb, t0, count, [&](int t) { return batch.col[t % kWarp]; }, b);
 #pragma unroll
       for (int u = 0; u < kGroup; ++u) {
         const int t = t0 + u;

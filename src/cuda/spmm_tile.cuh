@@ -75,24 +75,6 @@ struct VecOf<float, 4> {
   using type = float4;
 };
 
-/// out[0..VEC) = B(i, j..j+VEC).
-template <int VEC, class T>
-__device__ __forceinline__ void load_b_vec(const Strided<const T>& B, std::int64_t i,
-                                           std::int64_t j, T* out) {
-  if constexpr (VEC == 1) {
-    out[0] = load_b(B, i, j);
-  } else {
-    using V = typename VecOf<T, VEC>::type;
-    const V v = __ldg(reinterpret_cast<const V*>(B.data + i * B.rs + j));
-    out[0] = v.x;
-    out[1] = v.y;
-    if constexpr (VEC == 4) {
-      out[2] = v.z;
-      out[3] = v.w;
-    }
-  }
-}
-
 /// C(i, j..j+VEC) = alpha*acc + beta*C(i, j..j+VEC), not reading C when
 /// beta = 0.
 template <int VEC, class T>
@@ -188,13 +170,61 @@ inline void with_lane_tile(const Strided<const T>& B, const Strided<T>& C, std::
   }
 }
 
+/// This lane's view of B in a column tile: a pointer to each of its NV
+/// vectors in row 0 of B (column 0 for a vector past n, so that its loads
+/// stay inside B; sums of such vectors are never stored) and B's row stride
+/// in bytes as an int (spmm_csr_can_run refuses a larger one), so that the
+/// address of row i is one 32 × 32 → 64-bit multiply-add.
+template <int VEC, int NV, class T>
+struct LaneB {
+  const char* at[NV];
+  int row_bytes;
+
+  __device__ LaneB(const Strided<const T>& B, const LaneTile<VEC, NV>& tile)
+      : row_bytes(static_cast<int>(B.rs * static_cast<std::int64_t>(sizeof(T)))) {
+#pragma unroll
+    for (int v = 0; v < NV; ++v)
+      at[v] = reinterpret_cast<const char*>(B.data + (tile.active[v] ? tile.column(v) : 0) * B.cs);
+  }
+  /// Vector v of row i: for a 32-bit i one mad.wide.s32 (nvcc otherwise
+  /// multiplies in 64 bits: five instructions per load of B).
+  template <class I>
+  __device__ const T* row(I i, int v) const {
+    if constexpr (sizeof(I) == 4) {
+      std::uint64_t p;
+      asm("mad.wide.s32 %0, %1, %2, %3;"
+          : "=l"(p)
+          : "r"(static_cast<int>(i)), "r"(row_bytes), "l"(reinterpret_cast<std::uint64_t>(at[v])));
+      return reinterpret_cast<const T*>(p);
+    } else {
+      return reinterpret_cast<const T*>(at[v] + static_cast<std::int64_t>(i) * row_bytes);
+    }
+  }
+};
+
+/// out[0..VEC) = p[0..VEC) in one load (p aligned to the vector when VEC > 1).
+template <int VEC, class T>
+__device__ __forceinline__ void load_vec(const T* p, T* out) {
+  if constexpr (VEC == 1) {
+    out[0] = __ldg(p);
+  } else {
+    using V = typename VecOf<T, VEC>::type;
+    const V v = __ldg(reinterpret_cast<const V*>(p));
+    out[0] = v.x;
+    out[1] = v.y;
+    if constexpr (VEC == 4) {
+      out[2] = v.z;
+      out[3] = v.w;
+    }
+  }
+}
+
 /// b[u] = this lane's columns of row col_of(t0 + u) of B, for the kGroup
-/// entries t0 + u of a batch of `count`; zeros past the batch and for
-/// inactive vectors. The kGroup·NV loads are independent (issued before any
-/// use). Every lane calls col_of(t0 + u) for every u (it may shuffle).
+/// entries t0 + u of a batch of `count` (warp-uniform); zeros past the
+/// batch. The kGroup·NV loads are independent (issued before any use).
+/// Every lane calls col_of(t0 + u) for every u (it may shuffle).
 template <int kGroup, int VEC, int NV, class T, class ColOf>
-__device__ __forceinline__ void load_b_group(const Strided<const T>& B,
-                                             const LaneTile<VEC, NV>& tile, int t0, int count,
+__device__ __forceinline__ void load_b_group(const LaneB<VEC, NV, T>& lb, int t0, int count,
                                              ColOf&& col_of, T (&b)[kGroup][VEC * NV]) {
 #pragma unroll
   for (int u = 0; u < kGroup; ++u) {
@@ -202,8 +232,8 @@ __device__ __forceinline__ void load_b_group(const Strided<const T>& B,
     const auto ct = col_of(t);
 #pragma unroll
     for (int q = 0; q < NV; ++q) {
-      if (t < count && tile.active[q]) {
-        load_b_vec<VEC>(B, ct, tile.column(q), &b[u][q * VEC]);
+      if (t < count) {
+        load_vec<VEC>(lb.row(ct, q), &b[u][q * VEC]);
       } else {
 #pragma unroll
         for (int e = 0; e < VEC; ++e)
