@@ -16,7 +16,22 @@ reference):
 - conversion per (backend, format): the median of (conversion seconds /
   reference time) x (reference bytes_moved / (CSR bytes + format bytes)),
   device conversions on CUDA, host conversions on the CPU: the survey's
-  conversion cost in SpMV-equivalents, per byte.
+  conversion cost in SpMV-equivalents, per byte. The reference time is the
+  measured one on CUDA; on the CPU, whose CSR has a compute row (below), the
+  model's reference product less its fixed cost, the unit the advisor
+  multiplies c by;
+- compute costs per CPU (format, algorithm), from all its records (no
+  reference needed): time - fixed = b x bytes_moved / copy bandwidth
+  + rows x row_s + entries x entry_s (entries: the nonzeros; BCSR's blocks),
+  b, row_s, entry_s >= 0, least squares of log(predicted / measured). Where
+  bytes_moved is (nearly) a linear function of rows and entries (CSR, COO,
+  CSC, SYM_CSR, JAD) the f64 records cannot tell the bytes from the counts;
+  when dropping one side costs at most 0.5% of the error, the kernel's loop
+  decides: kernels vectorized across rows (ROW_VECTORIZED: the ELLPACK
+  family, JAD, DIA, HDI, SYM_DIA, BCSR; their per-entry work scales with the
+  value width) keep the bytes and rows, the scalar ones (CSR's merge path,
+  COO, CSC, SYM_CSR: a gather per entry whatever the width) the rows and
+  entries. CUDA keeps the bytes model alone (no compute rows).
 Classes as src/core/advisor.cpp: skewed (longest row > 8 x mean + 64),
 regular (row-length std <= 0.5 x mean), irregular (the rest).
 
@@ -24,10 +39,22 @@ usage: calibrate.py FILE.json... > src/core/advisor_table.inc
 (the files of every backend together; each file's backend is its run's.)
 """
 import gzip
+import itertools
 import json
+import math
 import statistics
 import sys
 from collections import defaultdict
+
+# CPU kernels whose inner loop runs across rows (or a block's rows) and
+# vectorizes: their per-entry work scales with the value width (src/cpu/*.cpp).
+ROW_VECTORIZED = {"ell", "sell", "sell_pack", "sell_lp", "hll", "hyb", "jad", "dia", "dia_lp",
+                  "hdi", "sym_dia", "bcsr"}
+# A compute row needs at least this many records (three constants are fitted).
+MIN_COMPUTE_RECORDS = 6
+# Dropping the bytes (or the entries) is taken when it costs at most this
+# fraction of the fit's rms log error.
+TIE = 0.005
 
 
 def klass(st):
@@ -48,11 +75,109 @@ def backend(b):
     return "Backend::Cuda" if b == "cuda" else "Backend::Cpu"
 
 
+def entries(r, m):
+    """The entries a kernel walks: the nonzeros; BCSR's blocks (from its bytes:
+    blocks x (b^2 values + 1 index) + (block rows + 1) pointers)."""
+    if r["format"] != "bcsr":
+        return r["nnz"]
+    b = m["bcsr_block_size"]
+    si = 8 if r["index"] == "i64" else 4
+    sv = 8 if r["precision"] == "f64" else 4
+    return (r["format_bytes"] - ((r["rows"] + b - 1) // b + 1) * si) / (b * b * sv + si)
+
+
+def _solve(a, y):
+    """Least squares of a (list of rows) x = y by the normal equations (<= 3 unknowns)."""
+    n = len(a[0])
+    m = [[sum(r[i] * r[j] for r in a) for j in range(n)] + [sum(r[i] * v for r, v in zip(a, y))]
+         for i in range(n)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda k: abs(m[k][c]))
+        if abs(m[p][c]) < 1e-300:
+            return None
+        m[c], m[p] = m[p], m[c]
+        for k in range(n):
+            if k != c:
+                f = m[k][c] / m[c][c]
+                m[k] = [u - f * w for u, w in zip(m[k], m[c])]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def _nnls(a, y):
+    """Non-negative least squares for a few unknowns: the best unconstrained
+    solution over the subsets of the unknowns that comes out non-negative."""
+    n, best = len(a[0]), None
+    for k in range(1, n + 1):
+        for sub in itertools.combinations(range(n), k):
+            x = _solve([[r[i] for i in sub] for r in a], y)
+            if x is None or min(x) < 0:
+                continue
+            full = [0.0] * n
+            for i, v in zip(sub, x):
+                full[i] = v
+            cost = sum((sum(r[i] * full[i] for i in range(n)) - v) ** 2 for r, v in zip(a, y))
+            if best is None or cost < best[0]:
+                best = (cost, full)
+    return best[1] if best else [0.0] * n
+
+
+def fit_log(t, t0, g):
+    """p >= 0 minimizing sum log((t0 + g.p) / t)^2 (Gauss-Newton, each step a
+    non-negative least squares); returns p and the rms log error."""
+    n = len(g[0])
+    scale = [statistics.median(r[j] / tt for r, tt in zip(g, t)) or 1.0 for j in range(n)]
+    gs = [[r[j] / scale[j] for j in range(n)] for r in g]
+
+    def predict(p):
+        return [a + sum(pj * rj for pj, rj in zip(p, r)) for a, r in zip(t0, gs)]
+
+    def cost(p):
+        return sum(math.log(max(v, 1e-30) / tt) ** 2 for v, tt in zip(predict(p), t))
+
+    p = _nnls([[rj / tt for rj in r] for r, tt in zip(gs, t)], [(tt - a) / tt for tt, a in zip(t, t0)])
+    c = cost(p)
+    for _ in range(200):
+        pred = predict(p)
+        jac = [[rj / v for rj in r] for r, v in zip(gs, pred)]
+        res = [math.log(v / tt) for v, tt in zip(pred, t)]
+        q = _nnls(jac, [sum(jj * pj for jj, pj in zip(j, p)) - e for j, e in zip(jac, res)])
+        step = 1.0
+        while step > 1e-4:
+            cand = [pi + step * (qi - pi) for pi, qi in zip(p, q)]
+            cc = cost(cand)
+            if cc <= c:
+                break
+            step /= 2
+        if cc > c or c - cc <= 1e-12 * c:
+            p, c = (cand, cc) if cc <= c else (p, c)
+            break
+        p, c = cand, cc
+    return [pi / si for pi, si in zip(p, scale)], math.sqrt(c / len(t))
+
+
+def fit_compute(fmt, recs):
+    """{bytes factor, seconds per row, seconds per entry, rms} of one CPU
+    kernel from (time, fixed, bytes_moved / bandwidth, rows, entries)."""
+    t = [r[0] for r in recs]
+    t0 = [r[1] for r in recs]
+    g = [list(r[2:]) for r in recs]
+    full, err = fit_log(t, t0, g)
+    keep = (0, 1) if fmt in ROW_VECTORIZED else (1, 2)  # bytes + rows, or rows + entries
+    part, perr = fit_log(t, t0, [[r[i] for i in keep] for r in g])
+    if perr <= err * (1 + TIE):
+        full, err = [0.0] * 3, perr
+        for i, v in zip(keep, part):
+            full[i] = v
+    return full + [err]
+
+
 def main(paths):
     ref_eff = defaultdict(list)   # CSR Auto: absolute efficiency
     rel = defaultdict(list)       # every kernel against CSR Auto
     conv = defaultdict(list)      # conversions in CSR Auto products per byte
     fixed_times = defaultdict(list)
+    compute = defaultdict(list)   # CPU kernels: (time, bytes_moved / bandwidth, rows, entries)
+    conversions = []              # (backend, format, seconds, reference record, record, bandwidth)
     pairs = []
     sources = []
     refs = []
@@ -68,6 +193,10 @@ def main(paths):
         good = [r for r in d["records"]
                 if r["status"] == "ok" and not r["baseline"] and r["correct"]
                 and r["matrix"] in mats and r.get("op", "spmv") == "spmv"]
+        for r in good:
+            if r["backend"] == "cpu":
+                compute[(r["backend"], r["format"], r["algorithm"])].append(
+                    (r["time_s"], r["bytes_moved"] / bw, r["rows"], entries(r, mats[r["matrix"]])))
         ref = {}
         for r in good:
             if r["format"] == "csr" and r["auto_choice"]:
@@ -86,9 +215,20 @@ def main(paths):
             pairs.append((b, f, a, k, r, c))
             s = r["convert_device_s"] if b == "cuda" else r["convert_host_s"]
             if f != "csr" and s and s > 0:
-                conv[(b, f)].append(s / c["time_s"] * c["bytes_moved"] /
-                                    (c["format_bytes"] + r["format_bytes"]))
+                conversions.append((b, f, s, c, r, bw))
     fixed = {key: q(v, 0.1) for key, v in fixed_times.items()}
+    costs = {key: fit_compute(key[1], [(t, fixed.get(key, 0.0), b, m, e) for t, b, m, e in v])
+             for key, v in compute.items() if len(v) >= MIN_COMPUTE_RECORDS}
+    # Conversions in reference products: the measured reference, or, where the
+    # backend's CSR has a compute row (the CPU), the model's reference product
+    # less its fixed cost, the unit the advisor applies c in.
+    ref_compute = {key[0]: v for key, v in costs.items() if key[1] == "csr"}
+    for b, f, s, c, r, bw in conversions:
+        t_ref = c["time_s"]
+        if b in ref_compute:
+            k, row_s, entry_s = ref_compute[b][:3]
+            t_ref = k * c["bytes_moved"] / bw + row_s * c["rows"] + entry_s * c["nnz"]
+        conv[(b, f)].append(s / t_ref * c["bytes_moved"] / (c["format_bytes"] + r["format_bytes"]))
     ref_fixed = {}
     for b, f, a, k, r, c in pairs:
         if r is c:
@@ -140,11 +280,22 @@ def main(paths):
     out.append("};")
     out.append("")
     out.append("// {backend, format, median conversion seconds per byte (CSR + format) in CSR")
-    out.append("// Auto product-seconds per byte moved, records}")
+    out.append("// Auto product-seconds per byte moved (CUDA: the measured product; CPU: the")
+    out.append("// compute model's, less its fixed cost), records}")
     out.append("constexpr ConvRow kConversion[] = {")
     for key in sorted(conv):
         out.append('    {{{}, "{}", {:.3f}, {}}},'.format(
             backend(key[0]), key[1], statistics.median(conv[key]), len(conv[key])))
+    out.append("};")
+    out.append("")
+    out.append("// CPU kernels (compute model): {backend, format, algorithm, bytes factor")
+    out.append("// (seconds per byte moved x copy bandwidth), seconds per row, seconds per")
+    out.append("// entry (nonzero; BCSR: block), records, rms log error of the fit}")
+    out.append("constexpr ComputeRow kCompute[] = {")
+    for key in sorted(costs):
+        c = costs[key]
+        out.append('    {{{}, "{}", "{}", {:.3f}, {:.3g}, {:.3g}, {}, {:.3f}}},'.format(
+            backend(key[0]), key[1], key[2], c[0], c[1], c[2], len(compute[key]), c[3]))
     out.append("};")
     out.append("// clang-format on")
     print("\n".join(out))

@@ -79,7 +79,9 @@ struct Candidate {
   /// Products after which this candidate beats the best predicted CSR kernel:
   /// 0 for CSR, +inf when it never does.
   double break_even = 0;
-  /// The efficiency of the model used (fraction of the copy bandwidth).
+  /// The efficiency of the model used (fraction of the copy bandwidth): with
+  /// the CPU's compute model, the effective one, bytes_moved over the product's
+  /// time less its fixed cost, times the bandwidth.
   double efficiency = 0;
   /// False: not a candidate (memory limit, padding budget, no kernel); `reason` says why.
   bool feasible = true;

@@ -107,6 +107,8 @@ Regularity regularity_of(const MatrixStats& s) {
 /// Footprint of one format, or why it is not a candidate.
 struct Footprint {
   std::int64_t bytes = 0;
+  /// The entries a product walks, for the compute model: the nonzeros; BCSR's blocks.
+  std::int64_t entries = 0;
   std::string refused;  ///< the conversion's refusal ("" when it would convert)
 };
 
@@ -260,6 +262,8 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   constexpr auto SI = static_cast<std::int64_t>(sizeof(I));
   constexpr auto ST = static_cast<std::int64_t>(sizeof(T));
   p.footprints.resize(kAllFormats.size());
+  for (Footprint& f : p.footprints)
+    f.entries = nnz;
   const auto at = [&](Format f) -> Footprint& { return p.footprints[static_cast<std::size_t>(f)]; };
 
   at(Format::Csr).bytes = (m + 1) * SI + nnz * (SI + ST);
@@ -493,6 +497,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
       else
         blocks = count_blocks(ptr, col, m, n, b);
       const std::int64_t block_rows = (m + b - 1) / b;
+      f.entries = blocks;
       f.bytes = detail::bcsr_size<T, I>(block_rows, blocks, b).bytes;
       detail::check_bcsr_size<T, I>(block_rows, blocks, b, nnz, p.csr_bytes, o);
     });
@@ -500,12 +505,30 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   return p;
 }
 
-/// The conversion's time in the model: the CSR read and the result written
-/// at the calibrated fraction of the bandwidth, plus a fixed cost.
+/// The reference of the conversions: CSR's SpMV product on the matrix.
+struct Reference {
+  std::int64_t bytes_moved = 0;  ///< CSR bytes + x read + y written
+  std::int64_t rows = 0, nnz = 0;
+};
+
+/// The conversion's time in the model: a fixed cost plus the calibrated
+/// number of reference products per byte (CSR bytes + the format's). Where
+/// the backend's CSR has a compute row (the CPU), a reference product is the
+/// compute model's (less its fixed cost) over the reference's bytes moved;
+/// otherwise the bytes at the reference's calibrated efficiency.
 double conversion_s(Backend b, Format f, Regularity c, std::int64_t csr_bytes, std::int64_t bytes,
-                    double gbs) {
-  return detail::conversion_fixed_s(b) + static_cast<double>(csr_bytes + bytes) /
-                                             (detail::conversion_efficiency(b, f, c) * gbs * 1e9);
+                    double gbs, const Reference& ref) {
+  const detail::ComputeCost rc = detail::reference_compute(b);
+  if (!rc.found)
+    return detail::conversion_fixed_s(b) + static_cast<double>(csr_bytes + bytes) /
+                                               (detail::conversion_efficiency(b, f, c) * gbs * 1e9);
+  const double moved = static_cast<double>(ref.bytes_moved);
+  const double product = rc.bytes_factor * moved / (gbs * 1e9) +
+                         rc.row_s * static_cast<double>(ref.rows) +
+                         rc.entry_s * static_cast<double>(ref.nnz);
+  return detail::conversion_fixed_s(b) + detail::conversion_products(b, f) *
+                                             static_cast<double>(csr_bytes + bytes) / moved *
+                                             product;
 }
 
 }  // namespace
@@ -540,6 +563,9 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
     const std::int64_t dense =
         (A.rows() + A.cols()) * n * static_cast<std::int64_t>(sizeof(T));  // x read, y written
     const auto csr_bytes = static_cast<std::int64_t>(p.csr_bytes);
+    // The conversions' reference: CSR's SpMV (a conversion does not depend on n).
+    const Reference ref{csr_bytes + (A.rows() + A.cols()) * static_cast<std::int64_t>(sizeof(T)),
+                        A.rows(), A.nnz()};
 
     // One candidate per registered kernel of the backend and operation.
     std::vector<std::pair<Format, Algorithm>> kernels;
@@ -577,14 +603,26 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
       const Footprint& fp = p.footprints[static_cast<std::size_t>(f)];
       c.bytes = fp.bytes;
       c.bytes_moved = fp.bytes + dense;
-      const detail::ModelEfficiency e = detail::product_efficiency(backend, f, a, klass);
-      c.efficiency = e.efficiency;
-      c.product_s = detail::product_fixed_s(backend, f, a) +
-                    static_cast<double>(c.bytes_moved) / (e.efficiency * adv.bandwidth_gbs * 1e9);
+      const double bw = adv.bandwidth_gbs * 1e9, moved = static_cast<double>(c.bytes_moved);
+      const double fixed = detail::product_fixed_s(backend, f, a);
+      if (const detail::ComputeCost cc = detail::compute_cost(backend, f, a); cc.found) {
+        // The compute model (the CPU): costs per byte, row and entry. No SpMM
+        // was measured on the CPU: an SpMM of n columns costs n SpMVs' work.
+        const double spmv_moved = static_cast<double>(fp.bytes + dense / n);
+        const double variable =
+            static_cast<double>(n) *
+            (cc.bytes_factor * spmv_moved / bw + cc.row_s * static_cast<double>(A.rows()) +
+             cc.entry_s * static_cast<double>(fp.entries));
+        c.product_s = fixed + variable;
+        c.efficiency = variable > 0 ? moved / (variable * bw) : 0.0;
+      } else {
+        c.efficiency = detail::product_efficiency(backend, f, a, klass).efficiency;
+        c.product_s = fixed + moved / (c.efficiency * adv.bandwidth_gbs * 1e9);  // as before
+      }
       // The caller's format and the CSR (which the statistics needed) are there already.
       const bool kept = f == current || f == Format::Csr;
       c.convert_s =
-          kept ? 0.0 : conversion_s(backend, f, klass, csr_bytes, fp.bytes, adv.bandwidth_gbs);
+          kept ? 0.0 : conversion_s(backend, f, klass, csr_bytes, fp.bytes, adv.bandwidth_gbs, ref);
       if (f != current && reduced_precision(f) && !options.allow_reduced_precision) {
         c.feasible = false;
         c.reason = fmt::format(

@@ -32,11 +32,21 @@ struct ConvRow {
   double reference_products;
   int records;
 };
+struct ComputeRow {
+  Backend backend;
+  std::string_view format, algorithm;
+  double bytes_factor, row_s, entry_s;
+  int records;
+  double rms_log_error;
+};
 
 #include "core/advisor_table.inc"
 
 /// Fewer records than this for a (kernel, class) and the fallback is used.
 constexpr int kMinRecords = 3;
+/// Fewer records than this and a kernel has no compute model (three constants
+/// are fitted; calibrate.py emits no row below it either).
+constexpr int kMinComputeRecords = 6;
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -129,12 +139,31 @@ double product_fixed_s(Backend b, Format f, Algorithm a) {
   return b == Backend::Cuda ? 8e-6 : 2e-6;
 }
 
-double conversion_efficiency(Backend b, Format f, Regularity c) {
+ComputeCost compute_cost(Backend b, Format f, Algorithm a) {
+  const std::string_view fn = calibrated_name(b, f), an = to_string(a);
+  for (const ComputeRow& r : kCompute)
+    if (r.backend == b && r.format == fn && r.algorithm == an && r.records >= kMinComputeRecords)
+      return {r.bytes_factor, r.row_s, r.entry_s, true};
+  return {};
+}
+
+ComputeCost reference_compute(Backend b) {
+  for (const ComputeRow& r : kCompute)
+    if (r.backend == b && r.format == "csr" && r.records >= kMinComputeRecords)
+      return {r.bytes_factor, r.row_s, r.entry_s, true};
+  return {};
+}
+
+double conversion_products(Backend b, Format f) {
   const std::string_view fn = calibrated_name(b, f);
   double products = b == Backend::Cuda ? 15.0 : 5.0;
   for (const ConvRow& r : kConversion)
     if (r.backend == b && r.format == fn) products = r.reference_products;
-  return reference_efficiency(b, c) / products;
+  return products;
+}
+
+double conversion_efficiency(Backend b, Format f, Regularity c) {
+  return reference_efficiency(b, c) / conversion_products(b, f);
 }
 
 double conversion_fixed_s(Backend b) {
