@@ -190,6 +190,7 @@ __global__ void __launch_bounds__(kSpmmBlock)
   // Batches of kU nonzeros per lane, all loads of a batch issued before its
   // first product (the last batch predicated).
   constexpr int kU = 4;
+  const ColumnB<T> bj(B, active ? j : 0);
   T acc = 0;
   if (active) {
     for (std::int64_t k = begin + slot; k < end; k += kU * kSlots) {
@@ -204,7 +205,7 @@ __global__ void __launch_bounds__(kSpmmBlock)
       T b[kU];
 #pragma unroll
       for (int u = 0; u < kU; ++u)
-        b[u] = k + u * kSlots < end ? load_b(B, c[u], j) : T{0};
+        b[u] = k + u * kSlots < end ? bj(c[u]) : T{0};
 #pragma unroll
       for (int u = 0; u < kU; ++u)
         if (k + u * kSlots < end) acc += v[u] * b[u];
@@ -317,6 +318,7 @@ __global__ void __launch_bounds__(kSpmmBlock)
   const std::int64_t unit = unit0 + threadIdx.x / W;
   const std::int64_t j = sub;
   const bool active = j < n;
+  const ColumnB<T> bj(B, active ? j : 0);
   const bool valid = unit < units;  // groups past the end only join the shuffles
   // Positions below are relative to the unit's first nonzero k0, as ints:
   // the unit has `count` ≤ kUnitNnz nonzeros, and row ends past it are
@@ -385,7 +387,7 @@ __global__ void __launch_bounds__(kSpmmBlock)
     for (int t = 0; t < W; ++t) {
       const I ct = __shfl_sync(kFullMask, c, t, W);
       const T vt = __shfl_sync(kFullMask, v, t, W);
-      p[t] = active && base + t < count ? vt * load_b(B, ct, j) : T{0};
+      p[t] = active && base + t < count ? vt * bj(ct) : T{0};
     }
     // Segmented sum: before a nonzero, close every row that ends before it
     // (empty rows included: they get beta*C). No shuffles in here: the
@@ -792,7 +794,7 @@ std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape) {
   if (ceil_div(shape.n, kWarp) > kMaxGridY)
     return "n = " + std::to_string(shape.n) + " columns exceed the grid's " +
            std::to_string(kMaxGridY) + " tiles of 32";
-  if (shape.n > 16 && shape.b_layout == Layout::RowMajor &&
+  if (shape.b_layout == Layout::RowMajor &&
       shape.ldb > std::numeric_limits<int>::max() / static_cast<std::int64_t>(sizeof(T)))
     return "B's leading dimension " + std::to_string(shape.ldb) +
            " exceeds the row stride the kernels address with 32 bits (" +

@@ -41,11 +41,6 @@ __device__ __forceinline__ T load(const T* p) {
   return __ldg(p);
 }
 
-template <class T>
-__device__ __forceinline__ T load_b(const Strided<const T>& B, std::int64_t i, std::int64_t j) {
-  return __ldg(B.data + i * B.rs + j * B.cs);
-}
-
 /// C(i, j) = alpha*acc + beta*C(i, j), not reading C when beta = 0.
 template <class T>
 __device__ __forceinline__ void store_c(const Strided<T>& C, std::int64_t i, std::int64_t j,
@@ -170,6 +165,37 @@ inline void with_lane_tile(const Strided<const T>& B, const Strided<T>& C, std::
   }
 }
 
+/// at + i·row_bytes: for a 32-bit i one mad.wide.s32 (nvcc otherwise
+/// multiplies in 64 bits: five instructions per load of B).
+template <class I>
+__device__ __forceinline__ const char* row_address(const char* at, int row_bytes, I i) {
+  if constexpr (sizeof(I) == 4) {
+    std::uint64_t p;
+    asm("mad.wide.s32 %0, %1, %2, %3;"
+        : "=l"(p)
+        : "r"(static_cast<int>(i)), "r"(row_bytes), "l"(reinterpret_cast<std::uint64_t>(at)));
+    return reinterpret_cast<const char*>(p);
+  } else {
+    return at + static_cast<std::int64_t>(i) * row_bytes;
+  }
+}
+
+/// Column j of B as the narrow kernels (n ≤ 16) read it: B(i, j) at one
+/// multiply-add from a per-lane pointer, as LaneB.
+template <class T>
+struct ColumnB {
+  const char* at;
+  int row_bytes;
+
+  __device__ ColumnB(const Strided<const T>& B, std::int64_t j)
+      : at(reinterpret_cast<const char*>(B.data + j * B.cs)),
+        row_bytes(static_cast<int>(B.rs * static_cast<std::int64_t>(sizeof(T)))) {}
+  template <class I>
+  __device__ T operator()(I i) const {
+    return __ldg(reinterpret_cast<const T*>(row_address(at, row_bytes, i)));
+  }
+};
+
 /// This lane's view of B in a column tile: a pointer to each of its NV
 /// vectors in row 0 of B (column 0 for a vector past n, so that its loads
 /// stay inside B; sums of such vectors are never stored) and B's row stride
@@ -186,19 +212,10 @@ struct LaneB {
     for (int v = 0; v < NV; ++v)
       at[v] = reinterpret_cast<const char*>(B.data + (tile.active[v] ? tile.column(v) : 0) * B.cs);
   }
-  /// Vector v of row i: for a 32-bit i one mad.wide.s32 (nvcc otherwise
-  /// multiplies in 64 bits: five instructions per load of B).
+  /// Vector v of row i.
   template <class I>
   __device__ const T* row(I i, int v) const {
-    if constexpr (sizeof(I) == 4) {
-      std::uint64_t p;
-      asm("mad.wide.s32 %0, %1, %2, %3;"
-          : "=l"(p)
-          : "r"(static_cast<int>(i)), "r"(row_bytes), "l"(reinterpret_cast<std::uint64_t>(at[v])));
-      return reinterpret_cast<const T*>(p);
-    } else {
-      return reinterpret_cast<const T*>(at[v] + static_cast<std::int64_t>(i) * row_bytes);
-    }
+    return reinterpret_cast<const T*>(row_address(at[v], row_bytes, i));
   }
 };
 
