@@ -137,10 +137,12 @@ def main(paths):
                     pc = 0.0 if r["format"] == "csr" else (50e-6 if cuda else 20e-6) + \
                         conv.get((b, r["format"]), 15 if cuda else 5) * \
                         (csr_bytes + r["format_bytes"]) / ref_moved * ref_var
+                    if r["format"] in REDUCED_PRECISION:
+                        # Never picked unless the caller allows it (the bench does not),
+                        # and not an oracle either (as the bench's advisor report).
+                        continue
                     if best is None or total < best:
                         best = total
-                    if r["format"] in REDUCED_PRECISION:
-                        continue  # never picked unless the caller allows it (the bench does not)
                     if cuda and r["format"] == "csr" and not r["auto_choice"]:
                         continue  # CUDA: CSR is offered with its Auto kernel only (docs/advisor.md)
                     if pick is None or pc + n * pt < pick[0]:
