@@ -455,5 +455,34 @@ TYPED_TEST(CudaSpmmPanel, PlanAndRuleOnHost) {
 #endif
 }
 
+/// spmm_csr_can_run (every CSR SpMM kernel): the kernels address a row of B
+/// with a 32-bit stride in bytes (LaneB, ColumnB), so a row-major B of more
+/// than one row with a larger leading dimension is refused, naming it; a B
+/// of one row, or a column-major one, is not. Host-side: no GPU needed.
+TYPED_TEST(CudaSpmmPanel, CanRunRefusesARowStrideBeyond32Bits) {
+#if SPX_HAVE_CUDA
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::int64_t limit = std::numeric_limits<int>::max() / static_cast<std::int64_t>(sizeof(T));
+  const Csr<T, I> two(I{2}, I{2}, Array<I>(std::vector<I>{0, 1, 2}), Array<I>(std::vector<I>{0, 1}),
+                      Array<T>(std::vector<T>{T{1}, T{2}}));
+  const Csr<T, I> one(I{2}, I{1}, Array<I>(std::vector<I>{0, 1, 2}), Array<I>(std::vector<I>{0, 0}),
+                      Array<T>(std::vector<T>{T{1}, T{2}}));
+  for (const std::int64_t n : {std::int64_t{8}, std::int64_t{64}}) {
+    const auto shape = [&](Layout b, std::int64_t ldb) {
+      return SpmmShape{n, b, Layout::RowMajor, ldb, n};
+    };
+    EXPECT_EQ(cuda::spmm_csr_can_run(two, shape(Layout::RowMajor, limit)), "") << n;
+    const std::string refused = cuda::spmm_csr_can_run(two, shape(Layout::RowMajor, limit + 1));
+    EXPECT_NE(refused.find("leading dimension " + std::to_string(limit + 1)), std::string::npos)
+        << refused;
+    EXPECT_EQ(cuda::spmm_csr_can_run(one, shape(Layout::RowMajor, limit + 1)), "") << n;
+    EXPECT_EQ(cuda::spmm_csr_can_run(two, shape(Layout::ColMajor, limit + 1)), "") << n;
+  }
+#else
+  GTEST_SKIP() << "CUDA backend not compiled";
+#endif
+}
+
 }  // namespace
 }  // namespace spx::test

@@ -26,8 +26,8 @@ reference):
   b, row_s, entry_s >= 0, least squares of log(predicted / measured). Where
   bytes_moved is (nearly) a linear function of rows and entries (CSR, COO,
   CSC, SYM_CSR, JAD) the f64 records cannot tell the bytes from the counts;
-  when dropping one side costs at most 0.5% of the error, the kernel's loop
-  decides: kernels vectorized across rows (ROW_VECTORIZED: the ELLPACK
+  for every kernel (those and any other), when dropping one side costs at
+  most 0.5% of the error, the kernel's loop decides: kernels vectorized across rows (ROW_VECTORIZED: the ELLPACK
   family, JAD, DIA, HDI, SYM_DIA, BCSR; their per-entry work scales with the
   value width) keep the bytes and rows, the scalar ones (CSR's merge path,
   COO, CSC, SYM_CSR: a gather per entry whatever the width) the rows and

@@ -80,8 +80,8 @@ struct Candidate {
   /// 0 for CSR, +inf when it never does.
   double break_even = 0;
   /// The efficiency of the model used (fraction of the copy bandwidth): with
-  /// the CPU's compute model, the effective one, bytes_moved over the product's
-  /// time less its fixed cost, times the bandwidth.
+  /// the CPU's compute model, the effective one, bytes_moved / ((product time
+  /// − fixed cost) × bandwidth).
   double efficiency = 0;
   /// False: not a candidate (memory limit, padding budget, no kernel); `reason` says why.
   bool feasible = true;

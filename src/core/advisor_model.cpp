@@ -58,10 +58,10 @@ double median(std::vector<double> v) {
 /// The format whose calibration stands in for `f` until f has its own rows:
 /// on CUDA, SELL-pack runs SELL's kernel on fewer bytes, so SELL's
 /// efficiencies and fixed costs apply to its byte count (its conversion is
-/// SELL's plus one pass over the column indices). On the CPU it does not: on
-/// the quick suite SELL-pack's kernel measured 1-24% slower than SELL's
-/// (cache-resident matrices, bench/results/README.md), so it keeps the
-/// uncalibrated fallback there and is not picked until measured.
+/// SELL's plus one pass over the column indices). On the CPU it does not
+/// (SELL-pack's kernel measured 1-24% slower than SELL's on the quick suite,
+/// bench/results/README.md): it has rows of its own there, from the idle
+/// calibration run.
 std::string_view calibrated_name(Backend b, Format f) {
   const std::string_view fn = to_string(f);
   // SELL-LP runs SELL's kernels over narrower values, DIA-LP DIA's: SELL's

@@ -48,8 +48,8 @@ int group_width(std::int64_t n) {
 // ---- row split --------------------------------------------------------------
 
 /// Loads of B a lane issues together for kCols columns of a row: at most
-/// 16 values (doubling it to 32 made merge-based 1.1-1.5x slower on the
-/// H100, session 12: fewer warps fit).
+/// 16 values (doubling them made merge-based up to 1.7x slower, 1.26x
+/// geomean, on the H100 at n = 32-128, session 12: fewer warps fit).
 template <int kCols>
 constexpr int b_group() {
   return kCols >= 4 ? 4 : 8;
@@ -794,7 +794,10 @@ std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape) {
   if (ceil_div(shape.n, kWarp) > kMaxGridY)
     return "n = " + std::to_string(shape.n) + " columns exceed the grid's " +
            std::to_string(kMaxGridY) + " tiles of 32";
-  if (shape.b_layout == Layout::RowMajor &&
+  // The kernels address row i of B as a per-lane pointer + i × the row
+  // stride in bytes, an int (LaneB, ColumnB): a row-major B of more than one
+  // row whose stride exceeds that is refused (B of one row: only row 0).
+  if (shape.b_layout == Layout::RowMajor && A.cols() > 1 &&
       shape.ldb > std::numeric_limits<int>::max() / static_cast<std::int64_t>(sizeof(T)))
     return "B's leading dimension " + std::to_string(shape.ldb) +
            " exceeds the row stride the kernels address with 32 bits (" +
