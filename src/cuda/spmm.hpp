@@ -84,7 +84,9 @@ template <Value T, Index I>
 void spmm_csr_merge_based(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                           const ExecContext& ctx);
 
-/// Empty when both kernels can launch for this shape (grid limits).
+/// Empty when the kernels can launch for this shape: the grid limits, and a
+/// row-major B's row stride within 2^31 - 1 bytes when B has more than one
+/// row (the kernels address row i as a per-lane pointer + i × an int stride).
 template <Value T, Index I>
 std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape);
 
