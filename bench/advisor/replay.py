@@ -19,6 +19,9 @@ import statistics
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from calibrate import entries, klass  # noqa: E402  (the classes and entries the table was fitted with)
+
 REDUCED_PRECISION = {"sell_lp", "dia_lp"}  # formats whose values are stored in reduced precision
 TABLE = Path(__file__).resolve().parents[2] / "src" / "core" / "advisor_table.inc"
 
@@ -33,25 +36,6 @@ def rows(inc, name):
         if line.startswith("{"):
             out.append([p.strip().strip('"') for p in line.strip("{}").split(",")])
     return out
-
-
-def klass(st):
-    mean, mx, sd = st["row_mean"], st["row_max"], st["row_std"]
-    if mx > 8 * mean + 64:
-        return "skewed"
-    if sd <= 0.5 * mean:
-        return "regular"
-    return "irregular"
-
-
-def entries(r, m):
-    """The entries of the compute model: the nonzeros; BCSR's blocks."""
-    if r["format"] != "bcsr":
-        return r["nnz"]
-    b = m["bcsr_block_size"]
-    si = 8 if r["index"] == "i64" else 4
-    sv = 8 if r["precision"] == "f64" else 4
-    return (r["format_bytes"] - ((r["rows"] + b - 1) // b + 1) * si) / (b * b * sv + si)
 
 
 def main(paths):
