@@ -2,7 +2,8 @@
 // stress its carry-out fix-up: a few rows of 10^4..10^5 nonzeros (runs of
 // thousands of units) among short rows, rows whose runs sit just below and
 // above the fix-up's short/long boundary (32 units), leading and trailing
-// empty rows and runs of them; for n ∈ {1, 3, 8, 32, 33, 64, 200} (every
+// empty rows and runs of them, rows ending exactly at unit ends followed by
+// empty rows and rows of 31/32/33 (the row-end bits); for n ∈ {1, 3, 8, 32, 33, 64, 200} (every
 // group width), row- and column-major B and C with padded leading
 // dimensions, beta = 0 (C poisoned with NaN) and beta ≠ 0.
 // Two kinds of data: random reals against the long-double reference with
@@ -99,6 +100,13 @@ std::vector<Shape> shapes(std::int64_t L, std::uint64_t seed) {
     out.push_back({"hubs", std::move(len)});
   }
   out.push_back({"lone-hub", {0, 0, L, 0, 0, 0}});
+  // Rows that end exactly where a unit ends (32, 64 and 128 nonzeros: the
+  // units of every width) with empty rows right after, rows of 31/32/33, a
+  // row that covers two whole units of 128, and one that crosses a unit end
+  // by one nonzero: the row-end bits of merge-based (n > 16) and the carry
+  // runs at unit boundaries.
+  out.push_back({"unit-edges",
+                 {128, 0, 0, 31, 33, 32, 32, 0, 256, 0, 0, 127, 1, 129, 31, 32, 33, 64, 0, 0, 0}});
   {
     // Long first and last rows, no empty rows.
     std::vector<std::int64_t> len{L / 2};
