@@ -505,11 +505,24 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   return p;
 }
 
-/// The reference of the conversions: CSR's SpMV product on the matrix.
+/// The reference of the conversions, CSR's SpMV product on the matrix: its
+/// bytes moved and, where the backend's CSR has a compute row (the CPU), the
+/// compute model's time of it less the fixed cost. Computed once per advice.
 struct Reference {
-  std::int64_t bytes_moved = 0;  ///< CSR bytes + x read + y written
-  std::int64_t rows = 0, nnz = 0;
+  double bytes_moved = 0;  ///< CSR bytes + x read + y written
+  bool compute = false;    ///< the backend's CSR has a compute row
+  double product_s = 0;    ///< its variable time, when `compute`
 };
+
+Reference reference_of(Backend b, std::int64_t bytes_moved, std::int64_t rows, std::int64_t nnz,
+                       double gbs) {
+  const detail::ComputeCost rc = detail::reference_compute(b);
+  Reference ref{static_cast<double>(bytes_moved), rc.found, 0.0};
+  if (rc.found)
+    ref.product_s = rc.bytes_factor * ref.bytes_moved / (gbs * 1e9) +
+                    rc.row_s * static_cast<double>(rows) + rc.entry_s * static_cast<double>(nnz);
+  return ref;
+}
 
 /// The conversion's time in the model: a fixed cost plus the calibrated
 /// number of reference products per byte (CSR bytes + the format's). Where
@@ -518,17 +531,12 @@ struct Reference {
 /// otherwise the bytes at the reference's calibrated efficiency.
 double conversion_s(Backend b, Format f, Regularity c, std::int64_t csr_bytes, std::int64_t bytes,
                     double gbs, const Reference& ref) {
-  const detail::ComputeCost rc = detail::reference_compute(b);
-  if (!rc.found)
-    return detail::conversion_fixed_s(b) + static_cast<double>(csr_bytes + bytes) /
-                                               (detail::conversion_efficiency(b, f, c) * gbs * 1e9);
-  const double moved = static_cast<double>(ref.bytes_moved);
-  const double product = rc.bytes_factor * moved / (gbs * 1e9) +
-                         rc.row_s * static_cast<double>(ref.rows) +
-                         rc.entry_s * static_cast<double>(ref.nnz);
-  return detail::conversion_fixed_s(b) + detail::conversion_products(b, f) *
-                                             static_cast<double>(csr_bytes + bytes) / moved *
-                                             product;
+  const auto converted = static_cast<double>(csr_bytes + bytes);
+  if (!ref.compute)
+    return detail::conversion_fixed_s(b) +
+           converted / (detail::conversion_efficiency(b, f, c) * gbs * 1e9);
+  return detail::conversion_fixed_s(b) +
+         detail::conversion_products(b, f) * converted / ref.bytes_moved * ref.product_s;
 }
 
 }  // namespace
@@ -564,8 +572,9 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
         (A.rows() + A.cols()) * n * static_cast<std::int64_t>(sizeof(T));  // x read, y written
     const auto csr_bytes = static_cast<std::int64_t>(p.csr_bytes);
     // The conversions' reference: CSR's SpMV (a conversion does not depend on n).
-    const Reference ref{csr_bytes + (A.rows() + A.cols()) * static_cast<std::int64_t>(sizeof(T)),
-                        A.rows(), A.nnz()};
+    const Reference ref = reference_of(
+        backend, csr_bytes + (A.rows() + A.cols()) * static_cast<std::int64_t>(sizeof(T)), A.rows(),
+        A.nnz(), adv.bandwidth_gbs);
 
     // One candidate per registered kernel of the backend and operation.
     std::vector<std::pair<Format, Algorithm>> kernels;
@@ -617,7 +626,7 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
         c.efficiency = variable > 0 ? moved / (variable * bw) : 0.0;
       } else {
         c.efficiency = detail::product_efficiency(backend, f, a, klass).efficiency;
-        c.product_s = fixed + moved / (c.efficiency * adv.bandwidth_gbs * 1e9);  // as before
+        c.product_s = fixed + moved / (c.efficiency * bw);
       }
       // The caller's format and the CSR (which the statistics needed) are there already.
       const bool kept = f == current || f == Format::Csr;
