@@ -395,7 +395,7 @@ TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
       Algorithm want = Algorithm::RowSplit;
 #if SPX_HAVE_CUDA
       const bool few = cuda::few_rows(A.rows(), longest);
-      const bool cached = cuda::fits_l2(cuda::csr_bytes(A));
+      const bool cached = cuda::fits_l2(static_cast<std::int64_t>(A.bytes()));
       if (!few) {
         if (irregular_rows || (n <= 16 && (mean < 5.5 || (mean < 9.35 && !cached))))
           want = Algorithm::MergeBased;

@@ -625,7 +625,7 @@ template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A) {
   if (A.rows() == 0 || A.nnz() == 0) return Algorithm::Adaptive;  // nothing runs
   const CsrRowStats s = csr_row_stats(A);
-  return choose_csr_from(s.rows, s.nnz, s.max_len, csr_bytes(A));
+  return choose_csr_from(s.rows, s.nnz, s.max_len, static_cast<std::int64_t>(A.bytes()));
 }
 
 #define SPX_INST(T, I)                                                                       \

@@ -71,13 +71,6 @@ bool few_rows(std::int64_t rows, std::int64_t max_len);
 /// The L2 cache of the current device holds `bytes` (false without a device).
 bool fits_l2(std::int64_t bytes);
 
-/// A CSR's bytes as the Auto rules count them: values, column indices and
-/// row pointers.
-template <Value T, Index I>
-std::int64_t csr_bytes(const Csr<T, I>& A) {
-  return A.nnz() * std::int64_t{sizeof(T) + sizeof(I)} + (A.rows() + 1) * std::int64_t{sizeof(I)};
-}
-
 /// The Auto rule for device CSR (documented in csr.cu and docs/architecture.md).
 template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A);

@@ -43,7 +43,7 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
         cuda::panel_plan(A, shape.n).worth_it)
       return Algorithm::RowPanel;
     return cuda::choose_spmm(mean_row, max_row, shape.n, few_rows,
-                             cuda::fits_l2(cuda::csr_bytes(A)));
+                             cuda::fits_l2(static_cast<std::int64_t>(A.bytes())));
   });
 
   using CscM = Csc<T, I>;
