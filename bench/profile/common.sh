@@ -24,3 +24,18 @@ profile_tests() {
   grep -E '^\[  (FAILED|PASSED|SKIPPED) ' "$1/tests.log" | head -n 30
   grep -m 20 -E 'Failure' "$1/tests.log"
 }
+
+# spmm_rest OUT COLS NAME [BUDGET]: CSR SpMM (SpX's kernels and cuSPARSE's)
+# at the widths COLS over the default suite's members listed in
+# spmm-suite-rest.txt (those below the large ones), f64 then f32, into
+# OUT/NAME-<precision>-rest.{json,txt,err}; BUDGET seconds each (default 100).
+spmm_rest() {
+  local p
+  for p in f64 f32; do
+    "$B/spx" bench --backend cuda --suite default --op spmm --formats csr --cols "$2" \
+      --precision "$p" --reps 10 --warmup 2 --max-seconds 0.3 --time-budget "${4:-100}" \
+      $(sed 's/^/--only /' "$(dirname "${BASH_SOURCE[0]}")/spmm-suite-rest.txt") \
+      --json "$1/$3-$p-rest.json" > "$1/$3-$p-rest.txt" 2> "$1/$3-$p-rest.err"
+    echo "$3 $p rc=$?"
+  done
+}

@@ -18,13 +18,7 @@ for tool in memcheck racecheck; do
     > "$OUT/$tool.log" 2>&1 &
 done
 profile_tests "$OUT" '*CudaSpmmPanel*:*SpmmKernels*:CudaKernels*'
-for p in f64 f32; do
-  "$B/spx" bench --backend cuda --suite default --op spmm --formats csr --cols 8,32,64,128 \
-    --precision $p --reps 10 --warmup 2 --max-seconds 0.3 --time-budget 100 \
-    $(sed 's/^/--only /' "$(dirname "$0")/spmm-suite-rest.txt") \
-    --json "$OUT/spmm-$p-rest.json" > "$OUT/spmm-$p-rest.txt" 2> "$OUT/spmm-$p-rest.err"
-  echo "spmm $p rc=$?"
-done
+spmm_rest "$OUT" 8,32,64,128 spmm
 wait
 for tool in memcheck racecheck; do
   echo "$tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -n 1)"

@@ -17,10 +17,4 @@ SPX_REQUIRE_GPU=1 SPX_TEST_SMALL=1 timeout 300 "$SAN" --tool racecheck --error-e
   > "$OUT/racecheck.log" 2>&1
 echo "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY' "$OUT/racecheck.log" | tail -n 1)"
 grep -E '^\[  (PASSED|FAILED) ' "$OUT/racecheck.log" | head -n 3
-for p in f64 f32; do
-  "$B/spx" bench --backend cuda --suite default --op spmm --formats csr --cols 8,32,64,128 \
-    --precision $p --reps 10 --warmup 2 --max-seconds 0.3 --time-budget 100 \
-    $(sed 's/^/--only /' "$(dirname "$0")/spmm-suite-rest.txt") \
-    --json "$OUT/spmm-$p-rest.json" > "$OUT/spmm-$p-rest.txt" 2> "$OUT/spmm-$p-rest.err"
-  echo "spmm $p rc=$?"
-done
+spmm_rest "$OUT" 8,32,64,128 spmm

@@ -13,10 +13,4 @@ SPX_REQUIRE_GPU=1 SPX_TEST_SMALL=1 timeout 120 "$SAN" --tool memcheck --error-ex
   --print-limit 20 "$B/tests/spx_tests" --gtest_filter='CudaSpmmMerge/*' > "$OUT/memcheck.log" 2>&1
 echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -n 1)"
 grep -E '^\[  (PASSED|FAILED) ' "$OUT/memcheck.log" | head -n 3
-for p in f64 f32; do
-  "$B/spx" bench --backend cuda --suite default --op spmm --formats csr --cols 8 \
-    --precision $p --reps 10 --warmup 2 --max-seconds 0.3 --time-budget 60 \
-    $(sed 's/^/--only /' "$(dirname "$0")/spmm-suite-rest.txt") \
-    --json "$OUT/spmm8-$p-rest.json" > "$OUT/spmm8-$p-rest.txt" 2> "$OUT/spmm8-$p-rest.err"
-  echo "spmm n=8 $p rc=$?"
-done
+spmm_rest "$OUT" 8 spmm8 60
