@@ -121,6 +121,66 @@ __global__ void __launch_bounds__(kBlock)
   store_axpby(y, i, alpha, sum, beta);
 }
 
+/// DIA only (every row has every diagonal): rows_kernel with kRows rows per
+/// thread, rows first + k·kBlock of a tile of kBlock·kRows, and kChunkN
+/// diagonals per chunk: the chunk's offsets are loaded once for the kRows
+/// rows, then kRows·kChunkN values and x entries before any multiply. Each
+/// row is summed in diagonal order, as rows_kernel does: the same result bit
+/// for bit.
+template <int kRows, int kChunkN, class S, class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    dia_rows_kernel(std::int64_t rows, std::int64_t cols, std::int64_t ndiag,
+                    const I* __restrict__ offsets, const S* __restrict__ values,
+                    const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
+  const std::int64_t first = blockIdx.x * std::int64_t{kBlock * kRows} + threadIdx.x;
+  if (first >= rows) return;
+  T sum[kRows];
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) sum[k] = T{0};
+  for (std::int64_t d0 = 0; d0 < ndiag; d0 += kChunkN) {
+    std::int64_t off[kChunkN];
+    bool has[kChunkN];
+#pragma unroll
+    for (int u = 0; u < kChunkN; ++u) {
+      has[u] = d0 + u < ndiag;
+      off[u] = has[u] ? static_cast<std::int64_t>(__ldg(offsets + d0 + u)) : 0;
+    }
+    S a[kRows][kChunkN];
+    T b[kRows][kChunkN];
+#pragma unroll
+    for (int k = 0; k < kRows; ++k) {
+      const std::int64_t i = first + k * kBlock;
+#pragma unroll
+      for (int u = 0; u < kChunkN; ++u) {
+        const std::int64_t col = i + off[u];
+        const bool inside = has[u] && i < rows && col >= 0 && col < cols;
+        a[k][u] = inside ? __ldcs(values + (d0 + u) * rows + i) : S{0};
+        b[k][u] = inside ? __ldg(x + col) : T{0};
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kRows; ++k)
+#pragma unroll
+      for (int u = 0; u < kChunkN; ++u) sum[k] += widen<T>(a[k][u]) * b[k][u];
+  }
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) {
+    const std::int64_t i = first + k * kBlock;
+    if (i < rows) store_axpby(y, i, alpha, sum[k], beta);
+  }
+}
+
+/// Enqueues dia_rows_kernel<kRows, kChunkN> on `stream`, checked.
+template <int kRows, int kChunkN, class S, class T, class I>
+void launch_dia_rows(const char* name, std::int64_t rows, std::int64_t cols, std::int64_t ndiag,
+                     const I* offsets, const S* values, const T* x, T alpha, T beta, T* y,
+                     cudaStream_t stream) {
+  const unsigned grid = grid_size((rows + kRows - 1) / kRows, kBlock, name);
+  dia_rows_kernel<kRows, kChunkN>
+      <<<grid, kBlock, 0, stream>>>(rows, cols, ndiag, offsets, values, x, alpha, beta, y);
+  check_launch(name);
+}
+
 /// Enqueues rows_kernel over the rows of a rows × cols matrix on `stream`,
 /// checked.
 template <class S, class T, class I, class Layout>

@@ -27,6 +27,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 #include "core/instantiate.hpp"
 #include "cuda/blocked_kernels.hpp"
@@ -40,41 +42,75 @@ namespace {
 
 constexpr int kSymChunk = 2;  ///< diagonals loaded together per thread
 
-template <class T, class I>
+template <int kRows, int kChunkN, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     sym_dia_kernel(std::int64_t rows, std::int64_t ndiag, const I* __restrict__ offsets,
                    const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
                    T* __restrict__ y) {
-  const std::int64_t i = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
-  if (i >= rows) return;
-  T sum = 0;
-  for (std::int64_t d0 = 0; d0 < ndiag; d0 += kSymChunk) {
+  const std::int64_t first = blockIdx.x * std::int64_t{kBlock * kRows} + threadIdx.x;
+  if (first >= rows) return;
+  T sum[kRows];
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) sum[k] = T{0};
+  for (std::int64_t d0 = 0; d0 < ndiag; d0 += kChunkN) {
     // Phase 1: the chunk's offsets (1 marks a diagonal past the last: it is
     // neither stored nor mirrored).
-    std::int64_t o[kSymChunk];
+    std::int64_t o[kChunkN];
 #pragma unroll
-    for (int u = 0; u < kSymChunk; ++u)
+    for (int u = 0; u < kChunkN; ++u)
       o[u] = d0 + u < ndiag ? static_cast<std::int64_t>(__ldg(offsets + d0 + u)) : 1;
     // Phase 2: independent loads of the stored and mirrored values and their x.
-    T a[kSymChunk], b[kSymChunk], c[kSymChunk], e[kSymChunk];
+    T a[kRows][kChunkN], b[kRows][kChunkN], c[kRows][kChunkN], e[kRows][kChunkN];
 #pragma unroll
-    for (int u = 0; u < kSymChunk; ++u) {
-      const T* vd = values + (d0 + u) * rows;
-      const bool low = o[u] <= 0 && i + o[u] >= 0;
-      const bool up = o[u] < 0 && i - o[u] < rows;
-      a[u] = low ? __ldcs(vd + i) : T{0};  // the value's last use: evict first
-      b[u] = low ? __ldg(x + i + o[u]) : T{0};
-      c[u] = up ? __ldg(vd + i - o[u]) : T{0};
-      e[u] = up ? __ldg(x + i - o[u]) : T{0};
+    for (int k = 0; k < kRows; ++k) {
+      const std::int64_t i = first + k * kBlock;
+#pragma unroll
+      for (int u = 0; u < kChunkN; ++u) {
+        const T* vd = values + (d0 + u) * rows;
+        const bool low = i < rows && o[u] <= 0 && i + o[u] >= 0;
+        const bool up = o[u] < 0 && i - o[u] < rows;
+        a[k][u] = low ? __ldcs(vd + i) : T{0};  // the value's last use: evict first
+        b[k][u] = low ? __ldg(x + i + o[u]) : T{0};
+        c[k][u] = up ? __ldg(vd + i - o[u]) : T{0};
+        e[k][u] = up ? __ldg(x + i - o[u]) : T{0};
+      }
     }
     // Phase 3: multiply-add in diagonal order, stored part before mirror.
 #pragma unroll
-    for (int u = 0; u < kSymChunk; ++u) {
-      sum += a[u] * b[u];
-      sum += c[u] * e[u];
-    }
+    for (int k = 0; k < kRows; ++k)
+#pragma unroll
+      for (int u = 0; u < kChunkN; ++u) {
+        sum[k] += a[k][u] * b[k][u];
+        sum[k] += c[k][u] * e[k][u];
+      }
   }
-  store_axpby(y, i, alpha, sum, beta);
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) {
+    const std::int64_t i = first + k * kBlock;
+    if (i < rows) store_axpby(y, i, alpha, sum[k], beta);
+  }
+}
+
+template <int kRows, int kChunkN, class T, class I>
+void launch_sym(std::int64_t rows, std::int64_t ndiag, const I* o, const T* v, const T* x, T alpha,
+                T beta, T* y, cudaStream_t s) {
+  const unsigned grid = grid_size((rows + kRows - 1) / kRows, kBlock, "sym_dia_kernel");
+  sym_dia_kernel<kRows, kChunkN><<<grid, kBlock, 0, s>>>(rows, ndiag, o, v, x, alpha, beta, y);
+  check_launch("sym_dia_kernel");
+}
+
+// EXPERIMENT (session 13): SPX_SYMDIA_VARIANT = "R,C".
+int sym_variant() {
+  static const int v = [] {
+    const char* e = std::getenv("SPX_SYMDIA_VARIANT");
+    if (!e) return 0;
+    if (!std::strcmp(e, "2,2")) return 1;
+    if (!std::strcmp(e, "2,1")) return 2;
+    if (!std::strcmp(e, "4,1")) return 3;
+    if (!std::strcmp(e, "1,4")) return 4;
+    return 0;
+  }();
+  return v;
 }
 
 }  // namespace
@@ -83,10 +119,15 @@ template <Value T, Index I>
 void spmv_sym_dia(T alpha, const SymDia<T, I>& A, const T* x, T beta, T* y,
                   const ExecContext& ctx) {
   const std::int64_t rows = A.rows();
-  const unsigned grid = grid_size(rows, kBlock, "sym_dia_kernel");
-  sym_dia_kernel<<<grid, kBlock, 0, ctx.stream>>>(rows, A.ndiag(), A.offsets().data(),
-                                                  A.values().data(), x, alpha, beta, y);
-  check_launch("sym_dia_kernel");
+  const I* o = A.offsets().data();
+  const T* v = A.values().data();
+  switch (sym_variant()) {
+    case 1: launch_sym<2, 2>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream); break;
+    case 2: launch_sym<2, 1>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream); break;
+    case 3: launch_sym<4, 1>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream); break;
+    case 4: launch_sym<1, 4>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream); break;
+    default: launch_sym<1, kSymChunk>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream);
+  }
 }
 
 #define SPX_INST(T, I) \
