@@ -449,6 +449,10 @@ std::vector<std::pair<std::string, Csr<T, I>>> diagonal_cases() {
   out.emplace_back("lone-last-entry", csr_from_entries<T, I>(777, 500, std::vector<I>{776},
                                                              std::vector<I>{3}, seed + 8));
   out.emplace_back("one-row", diagonal_matrix<T, I>(1, 50, {0, 7, 49}, 1.0, 0, seed + 9));
+  // More rows than a GPU holds threads (H100, H200: 270336): DIA's several-
+  // rows-per-thread shape (diag_rows.cuh, DiaShape), a partial last tile.
+  out.emplace_back("many-rows", diagonal_matrix<T, I>(600'001, 600'001, {-1000, -1, 0, 1, 3, 77},
+                                                      0.9, 5, seed + 10));
   return out;
 }
 

@@ -11,9 +11,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -204,9 +206,10 @@ TYPED_TEST(DiaLpFormat, FillLimitIsDias) {
 /// The measured error of DIA-LP's SpMV in `space`, relative to its documented
 /// bound and to the full-precision one, on a banded matrix whose values
 /// spread over 15 decades each way, y NaN-poisoned where beta = 0, x fresh.
+/// `matrix`: banded_csr of 2000 × 1500 with 24 diagonals when omitted.
 template <Value T, Index I>
-void check_bound(Space space, std::uint64_t seed) {
-  const Csr<T, I> A = banded_csr<T, I>(2000, 1500, 24, 300, 15, seed);
+void check_bound(Space space, std::uint64_t seed, std::optional<Csr<T, I>> matrix = {}) {
+  const Csr<T, I> A = matrix ? std::move(*matrix) : banded_csr<T, I>(2000, 1500, 24, 300, 15, seed);
   const DiaLp<T, I> L = to_dia_lp(A).to(space);
   const auto x = random_values<T>(A.cols(), seed + 1);
   const auto y0 = random_values<T>(A.rows(), seed + 2);
@@ -256,6 +259,17 @@ TYPED_TEST(DiaLpFormat, DeviceErrorWithinTheDocumentedBound) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(seed);
   check_bound<T, I>(Space::Device, seed);
+}
+
+/// More rows than a GPU holds threads: the CUDA kernel's several-rows-per-
+/// thread shape (diag_rows.cuh, DiaShape), with a partial last tile.
+TYPED_TEST(DiaLpFormat, DeviceManyRowsWithinTheDocumentedBound) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  check_bound<T, I>(Space::Device, seed, banded_csr<T, I>(600'001, 599'000, 5, 40, 15, seed));
 }
 
 TYPED_TEST(DiaLpFormat, BoundCheckFlagsAWrongResult) {

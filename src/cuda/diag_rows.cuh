@@ -13,7 +13,9 @@
 // warp (DIA) or of a hack (HDI) read the same offsets (a broadcast). The
 // diagonals are taken kChunk = 8 at a time: the 8 offsets, then the 8 values
 // and 8 x entries are loaded before any multiply, so each thread keeps up to
-// 16 independent loads in flight. Positions outside the matrix (column
+// 16 independent loads in flight. On large matrices DIA's kernel
+// (dia_rows_kernel) takes 2 or 4 rows per thread with fewer diagonals per
+// chunk, by value type (DiaShape). Positions outside the matrix (column
 // i + offset outside [0, cols)) hold zeros and are skipped, so x is never
 // read out of bounds. The explicit zeros of the formats are stored as zeros
 // on their diagonals and add nothing. Deterministic: one thread sums its row
@@ -122,11 +124,11 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 /// DIA only (every row has every diagonal): rows_kernel with kRows rows per
-/// thread, rows first + k·kBlock of a tile of kBlock·kRows, and kChunkN
-/// diagonals per chunk: the chunk's offsets are loaded once for the kRows
-/// rows, then kRows·kChunkN values and x entries before any multiply. Each
-/// row is summed in diagonal order, as rows_kernel does: the same result bit
-/// for bit.
+/// thread, rows first + k·kBlock of a tile of kBlock·kRows rows (each load
+/// of a warp still covers consecutive rows), and kChunkN diagonals per chunk:
+/// the chunk's offsets are loaded once for the kRows rows, then kRows·kChunkN
+/// values and x entries before any multiply. Each row is summed in diagonal
+/// order, as in rows_kernel: the same result bit for bit.
 template <int kRows, int kChunkN, class S, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     dia_rows_kernel(std::int64_t rows, std::int64_t cols, std::int64_t ndiag,
@@ -136,8 +138,10 @@ __global__ void __launch_bounds__(kBlock)
   if (first >= rows) return;
   T sum[kRows];
 #pragma unroll
-  for (int k = 0; k < kRows; ++k) sum[k] = T{0};
+  for (int k = 0; k < kRows; ++k)
+    sum[k] = T{0};
   for (std::int64_t d0 = 0; d0 < ndiag; d0 += kChunkN) {
+    // Phase 1: the chunk's offsets (a broadcast), once for the kRows rows.
     std::int64_t off[kChunkN];
     bool has[kChunkN];
 #pragma unroll
@@ -145,6 +149,7 @@ __global__ void __launch_bounds__(kBlock)
       has[u] = d0 + u < ndiag;
       off[u] = has[u] ? static_cast<std::int64_t>(__ldg(offsets + d0 + u)) : 0;
     }
+    // Phase 2: independent loads, values kept in their stored type S.
     S a[kRows][kChunkN];
     T b[kRows][kChunkN];
 #pragma unroll
@@ -158,10 +163,12 @@ __global__ void __launch_bounds__(kBlock)
         b[k][u] = inside ? __ldg(x + col) : T{0};
       }
     }
+    // Phase 3: multiply-add, each row in diagonal order.
 #pragma unroll
     for (int k = 0; k < kRows; ++k)
 #pragma unroll
-      for (int u = 0; u < kChunkN; ++u) sum[k] += widen<T>(a[k][u]) * b[k][u];
+      for (int u = 0; u < kChunkN; ++u)
+        sum[k] += widen<T>(a[k][u]) * b[k][u];
   }
 #pragma unroll
   for (int k = 0; k < kRows; ++k) {
@@ -170,14 +177,59 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/// Enqueues dia_rows_kernel<kRows, kChunkN> on `stream`, checked.
-template <int kRows, int kChunkN, class S, class T, class I>
-void launch_dia_rows(const char* name, std::int64_t rows, std::int64_t cols, std::int64_t ndiag,
-                     const I* offsets, const S* values, const T* x, T alpha, T beta, T* y,
-                     cudaStream_t stream) {
-  const unsigned grid = grid_size((rows + kRows - 1) / kRows, kBlock, name);
-  dia_rows_kernel<kRows, kChunkN>
-      <<<grid, kBlock, 0, stream>>>(rows, cols, ndiag, offsets, values, x, alpha, beta, y);
+/// DIA's shape by stored type S and vector type T: rows per thread and
+/// diagonals per chunk of dia_rows_kernel. The loads a thread keeps in flight
+/// are what hides DRAM's latency, and a value of fewer bytes brings fewer of
+/// them per load: one row per thread left DIA-LP at 62-74% of the copy
+/// bandwidth in the bytes it moves, against DIA's 88-95%. H100, session 13
+/// (bench/profile/s13-diag-rows.sh, bench/results/diag-rows-*; the large
+/// 5-, 7- and 27-point stencils and FEM b = 3, 0.73-4.0 M rows, time of
+/// the one-row kernel (kChunk diagonals) over the chosen shape's):
+///  - double values (DIA f64): 2 rows, 4 diagonals: 1.00-1.08x
+///    (2 rows, 8 diagonals: 0.90-0.94x, 96 registers);
+///  - float values for double vectors (DIA-LP f64): 2 rows, 2 diagonals:
+///    1.07-1.16x (4 rows, 4 diagonals: 1.03-1.13x);
+///  - bfloat16 for float (DIA-LP f32): 4 rows, 4 diagonals: 1.07-1.12x;
+///  - float (DIA f32): one row, as before (no other shape was faster on all
+///    four: 0.89-1.04x).
+template <class S, class T>
+struct DiaShape {
+  static constexpr int rows = 1, chunk = kChunk;
+};
+template <>
+struct DiaShape<double, double> {
+  static constexpr int rows = 2, chunk = 4;
+};
+template <>
+struct DiaShape<float, double> {
+  static constexpr int rows = 2, chunk = 2;
+};
+template <>
+struct DiaShape<std::uint16_t, float> {
+  static constexpr int rows = 4, chunk = 4;
+};
+
+/// DIA and DIA-LP over the rows of a rows × cols matrix with ndiag
+/// diagonals on `stream`, checked: dia_rows_kernel in DiaShape<S, T> when the
+/// shape has several rows and the matrix has at least as many rows as the
+/// device holds threads (the shapes were measured only there; below, the
+/// one-row kernel keeps every row in a thread of its own), else rows_kernel.
+template <class S, class T, class I>
+void launch_dia(const char* name, std::int64_t rows, std::int64_t cols, std::int64_t ndiag,
+                const I* offsets, const S* values, const T* x, T alpha, T beta, T* y,
+                cudaStream_t stream) {
+  using Shape = DiaShape<S, T>;
+  if constexpr (Shape::rows > 1) {
+    if (rows >= resident_threads()) {
+      const unsigned grid = grid_size((rows + Shape::rows - 1) / Shape::rows, kBlock, name);
+      dia_rows_kernel<Shape::rows, Shape::chunk>
+          <<<grid, kBlock, 0, stream>>>(rows, cols, ndiag, offsets, values, x, alpha, beta, y);
+      check_launch(name);
+      return;
+    }
+  }
+  rows_kernel<<<grid_size(rows, kBlock, name), kBlock, 0, stream>>>(rows, cols, ndiag, offsets,
+                                                                    values, x, alpha, beta, y);
   check_launch(name);
 }
 

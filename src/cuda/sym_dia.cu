@@ -13,7 +13,8 @@
 // band. No scatter, no atomics: deterministic (one thread sums its row in
 // a fixed order).
 //
-// The diagonals are taken kSymChunk = 2 at a time: the 2 offsets (the same
+// The diagonals are taken kSymChunk = 2 at a time (f32 on large matrices: 4
+// rows per thread, 1 diagonal at a time, SymShape): the 2 offsets (the same
 // address across the warp: a broadcast), then the 2 + 2 values and 2 + 2 x
 // entries, then the multiply-adds. Measured on an H100 (f64, the three large
 // symmetric members, speed-up over the best full-storage kernel, geomean):
@@ -27,8 +28,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #include "core/instantiate.hpp"
 #include "cuda/blocked_kernels.hpp"
@@ -42,6 +41,8 @@ namespace {
 
 constexpr int kSymChunk = 2;  ///< diagonals loaded together per thread
 
+/// kRows rows per thread (rows first + k·kBlock), kChunkN diagonals per
+/// chunk; each row summed in the same order whatever the shape.
 template <int kRows, int kChunkN, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     sym_dia_kernel(std::int64_t rows, std::int64_t ndiag, const I* __restrict__ offsets,
@@ -51,7 +52,8 @@ __global__ void __launch_bounds__(kBlock)
   if (first >= rows) return;
   T sum[kRows];
 #pragma unroll
-  for (int k = 0; k < kRows; ++k) sum[k] = T{0};
+  for (int k = 0; k < kRows; ++k)
+    sum[k] = T{0};
   for (std::int64_t d0 = 0; d0 < ndiag; d0 += kChunkN) {
     // Phase 1: the chunk's offsets (1 marks a diagonal past the last: it is
     // neither stored nor mirrored).
@@ -99,19 +101,22 @@ void launch_sym(std::int64_t rows, std::int64_t ndiag, const I* o, const T* v, c
   check_launch("sym_dia_kernel");
 }
 
-// EXPERIMENT (session 13): SPX_SYMDIA_VARIANT = "R,C".
-int sym_variant() {
-  static const int v = [] {
-    const char* e = std::getenv("SPX_SYMDIA_VARIANT");
-    if (!e) return 0;
-    if (!std::strcmp(e, "2,2")) return 1;
-    if (!std::strcmp(e, "2,1")) return 2;
-    if (!std::strcmp(e, "4,1")) return 3;
-    if (!std::strcmp(e, "1,4")) return 4;
-    return 0;
-  }();
-  return v;
-}
+/// SYM_DIA's shape by value type: rows per thread (rows first + k·kBlock of
+/// a tile of kBlock·rows) and diagonals per chunk, on matrices with at least
+/// as many rows as the device holds threads (below, one row per thread).
+/// H100, session 13 (bench/profile/s13-diag-rows.sh, bench/results/diag-rows-*;
+/// the large symmetric 7- and 27-point stencils and FEM b = 3), time of one
+/// row and 2 diagonals over the shape's: f32, 4 rows and 1 diagonal:
+/// 1.05-1.07x; f64: no other shape faster (2 rows: 0.93-0.99x, 4 rows and 1
+/// diagonal: 0.92-1.00x, 1 row and 4 diagonals: 0.95-1.01x).
+template <class T>
+struct SymShape {
+  static constexpr int rows = 1, chunk = kSymChunk;
+};
+template <>
+struct SymShape<float> {
+  static constexpr int rows = 4, chunk = 1;
+};
 
 }  // namespace
 
@@ -121,13 +126,11 @@ void spmv_sym_dia(T alpha, const SymDia<T, I>& A, const T* x, T beta, T* y,
   const std::int64_t rows = A.rows();
   const I* o = A.offsets().data();
   const T* v = A.values().data();
-  switch (sym_variant()) {
-    case 1: launch_sym<2, 2>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream); break;
-    case 2: launch_sym<2, 1>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream); break;
-    case 3: launch_sym<4, 1>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream); break;
-    case 4: launch_sym<1, 4>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream); break;
-    default: launch_sym<1, kSymChunk>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream);
-  }
+  using Shape = SymShape<T>;
+  if (Shape::rows > 1 && rows >= resident_threads())
+    launch_sym<Shape::rows, Shape::chunk>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream);
+  else
+    launch_sym<1, kSymChunk>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream);
 }
 
 #define SPX_INST(T, I) \
