@@ -423,9 +423,18 @@ TYPED_TEST(CudaSpmmPanel, PlanAndRuleOnHost) {
       EXPECT_EQ(plan.rows, best_r) << name << " n=" << n;
       EXPECT_NEAR(plan.ratio, best / csr, 1e-12) << name << " n=" << n;
       const double mean = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
-      const bool near = best / csr < cuda::kPanelNearRatio && mean >= cuda::kPanelMinMean &&
-                        mean <= cuda::kPanelMaxMean;
-      EXPECT_EQ(plan.worth_it, best / csr < cuda::kPanelWorthIt || near) << name << " n=" << n;
+      const std::int64_t width = n <= 32 ? 32 : n <= 64 ? 64 : 128;  // a column tile
+      const std::int64_t warps = (A.rows() + best_r - 1) / best_r * ((n + width - 1) / width);
+      EXPECT_EQ(plan.warps, warps) << name << " n=" << n;
+      const bool few = cuda_available() && warps * 32 <= cuda::resident_threads();
+      EXPECT_EQ(cuda::few_warps(warps), few) << name << " n=" << n;
+      const double r = best / csr;
+      const bool near =
+          r < cuda::kPanelNearRatio && mean >= cuda::kPanelMinMean && mean <= cuda::kPanelMaxMean;
+      const bool short_rows = r < cuda::kPanelShortRatio && mean < cuda::kPanelMinMean;
+      EXPECT_EQ(plan.worth_it,
+                few ? r < cuda::kPanelFewWarpsRatio : r < cuda::kPanelWorthIt || near || short_rows)
+          << name << " n=" << n;
     }
   }
   const auto& registry = Registry<T, I>::instance();
@@ -450,6 +459,46 @@ TYPED_TEST(CudaSpmmPanel, PlanAndRuleOnHost) {
   } catch (const InvalidInput& e) {
     EXPECT_NE(std::string(e.what()).find("got 3"), std::string::npos) << e.what();
   }
+#else
+  GTEST_SKIP() << "CUDA backend not compiled";
+#endif
+}
+
+/// The row panel rule (cuda::panel_worth_it, session 13) on hand-made
+/// statistics, each named after the suite member (H100, session 12 runs) it
+/// stands for, and the kernel's warps (cuda::row_panel_warps). Host-side.
+TEST(CudaSpmmPanelRule, WorthItOnHandmadeStatistics) {
+#if SPX_HAVE_CUDA
+  // Warps: panels x column tiles of 32 (n <= 32), 64 (n <= 64), else 128.
+  EXPECT_EQ(cuda::row_panel_warps(39304, 8, 64), 4913);   // 27-point stencil, f32
+  EXPECT_EQ(cuda::row_panel_warps(39304, 4, 128), 9826);  // 27-point stencil, f64
+  EXPECT_EQ(cuda::row_panel_warps(10, 4, 8), 3);
+  EXPECT_EQ(cuda::row_panel_warps(10, 4, 33), 3);
+  EXPECT_EQ(cuda::row_panel_warps(10, 4, 129), 6);
+  EXPECT_EQ(cuda::row_panel_warps(10, 2, 200), 10);
+  // Enough warps: the estimate's thresholds by mean row length.
+  EXPECT_TRUE(cuda::panel_worth_it(0.76, 5.0, false));    // 5-point stencil
+  EXPECT_TRUE(cuda::panel_worth_it(0.87, 2.1, false));    // luxembourg
+  EXPECT_FALSE(cuda::panel_worth_it(0.947, 3.5, false));  // banded b = 8
+  EXPECT_FALSE(cuda::panel_worth_it(1.01, 2.7, false));   // road network
+  EXPECT_TRUE(cuda::panel_worth_it(0.85, 6.9, false));    // 7-point stencil
+  EXPECT_TRUE(cuda::panel_worth_it(1.03, 10.0, false));   // random, 10 per row
+  EXPECT_FALSE(cuda::panel_worth_it(1.03, 17.0, false));  // above kPanelMaxMean
+  EXPECT_TRUE(cuda::panel_worth_it(0.51, 25.4, false));   // 27-point stencil, f64
+  EXPECT_FALSE(cuda::panel_worth_it(0.65, 25.4, false));
+  // The bounds: strict below each threshold, the mean band closed.
+  EXPECT_FALSE(cuda::panel_worth_it(cuda::kPanelShortRatio, 5.0, false));
+  EXPECT_TRUE(cuda::panel_worth_it(cuda::kPanelNearRatio - 1e-9, cuda::kPanelMinMean, false));
+  EXPECT_TRUE(cuda::panel_worth_it(cuda::kPanelNearRatio - 1e-9, cuda::kPanelMaxMean, false));
+  EXPECT_FALSE(cuda::panel_worth_it(cuda::kPanelWorthIt, 30.0, false));
+  // Few warps: only a large cut in traffic, whatever the rows' length.
+  EXPECT_FALSE(cuda::panel_worth_it(0.44, 25.4, true));  // 27-point stencil, f32
+  EXPECT_FALSE(cuda::panel_worth_it(0.85, 5.9, true));   // crack
+  EXPECT_FALSE(cuda::panel_worth_it(1.03, 10.0, true));
+  EXPECT_TRUE(cuda::panel_worth_it(0.30, 17.9, true));  // FEM b = 2, f32
+  EXPECT_TRUE(cuda::panel_worth_it(0.18, 52.7, true));  // FEM b = 6, f32
+  EXPECT_FALSE(cuda::panel_worth_it(cuda::kPanelFewWarpsRatio, 27.0, true));
+  EXPECT_LT(cuda::kPanelFewWarpsRatio, cuda::kPanelWorthIt);
 #else
   GTEST_SKIP() << "CUDA backend not compiled";
 #endif

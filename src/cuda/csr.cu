@@ -599,8 +599,12 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     with V = 8, FEM rows of 54 with V = 16.
 // Balanced (CSR-I) is never chosen automatically: merge path and binned cover
 // its cases without its row-pointer re-reads.
+bool few_warps(std::int64_t warps) {
+  return cuda_available() && warps * kWarpSize <= resident_threads();
+}
+
 bool few_rows(std::int64_t rows, std::int64_t max_len) {
-  return cuda_available() && rows * kWarpSize <= resident_threads() && max_len <= 1024;
+  return few_warps(rows) && max_len <= 1024;
 }
 
 bool fits_l2(std::int64_t bytes) {

@@ -68,6 +68,11 @@ inline bool irregular_rows(double mean, std::int64_t max_len) {
 /// usable (the rules are then asked about a host matrix).
 bool few_rows(std::int64_t rows, std::int64_t max_len);
 
+/// Few warps: `warps` of 32 lanes fit one wave of the current device (warps
+/// × 32 within its resident threads), few_rows' test on a kernel's warps
+/// (the row panel rule's, cuda/spmm.hpp). False when no device is usable.
+bool few_warps(std::int64_t warps);
+
 /// The L2 cache of the current device holds `bytes` (false without a device).
 bool fits_l2(std::int64_t bytes);
 

@@ -31,7 +31,7 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
   // Auto: few rows take row split, irregular rows merge-based
   // (cuda::choose_spmm's rules 0 and 1, before the panel unions are
   // counted); then, for n > 16, row panel where cuda::panel_plan finds it
-  // worth it; otherwise cuda::choose_spmm (spmm.hpp). The longest row comes
+  // worth it (cuda::panel_worth_it); otherwise cuda::choose_spmm (spmm.hpp). The longest row comes
   // from the cached device row statistics, the union totals from a cached
   // device pass (host passes for a host matrix).
   reg.template set_spmm_auto<CsrM>(Backend::Cuda, [](const CsrM& A, const SpmmShape& shape) {

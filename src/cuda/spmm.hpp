@@ -49,9 +49,11 @@ inline constexpr double kSpmmMergeCachedThreshold = 5.5;
 ///     member at n = 64.
 /// The registered rule (register_spmm.cu) puts the row panel kernel between
 /// 1 and 2: for n > 16 and rows not irregular, row panel where
-/// panel_plan(A, n).worth_it (consecutive rows sharing most columns: FEM,
-/// 27-point stencils). few_rows is rule 0's test, few_rows(rows, longest)
-/// of kernels.hpp (CSR SpMV's first rule), taken by the caller.
+/// panel_plan(A, n).worth_it (panel_worth_it: consecutive rows sharing most
+/// columns, as FEM and 27-point stencils, or short rows sharing some, as the
+/// 5-point stencil; a large share when the panels are too few to fill the
+/// GPU). few_rows is rule 0's test, few_rows(rows, longest) of kernels.hpp
+/// (CSR SpMV's first rule), taken by the caller.
 inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t n, bool few_rows,
                              bool fits_l2) {
   if (few_rows) return Algorithm::RowSplit;
@@ -98,23 +100,85 @@ std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape);
 template <Value T, Index I>
 const RowPanels<I>& row_panels(const Csr<T, I>& A, int R, const ExecContext& ctx);
 
-/// The row panel rule (panel_plan), from the H200 benchmark at n = 64
-/// (session 5, bench/results/): the panel kernel is worth it when its
-/// estimated traffic is below kPanelWorthIt of CSR's (FEM, 9- and 27-point
-/// stencils: 1.2-2.0× row split), or below kPanelNearRatio of it on rows of
-/// kPanelMinMean to kPanelMaxMean nonzeros on average, where R rows per warp
-/// keep more loads of B in flight even without reuse (7-point stencil and
-/// random-d10: 3-23% faster than row split; the 5-point stencil and banded,
-/// 3.5-5 per row, were up to 48% slower).
+/// The row panel rule (panel_worth_it), from the H200 benchmark at n = 64
+/// (session 5, bench/results/), extended on the H100 in session 13: the
+/// panel kernel is worth it when its estimated traffic is below
+/// kPanelWorthIt of CSR's (FEM, 9- and 27-point stencils: 1.2-2.0× row
+/// split), or below kPanelNearRatio of it on rows of kPanelMinMean to
+/// kPanelMaxMean nonzeros on average, where R rows per warp keep more loads
+/// of B in flight even without reuse (7-point stencil and random-d10: 3-23%
+/// faster than row split). Below kPanelMinMean session 5 found the 5-point
+/// stencil and banded (3.5-5 per row) up to 48% slower on the H200; the
+/// H100 runs of session 12 separate them by the estimate (kPanelShortRatio).
+/// Every test but kPanelFewWarpsRatio's assumes the kernel fills the GPU.
 inline constexpr double kPanelWorthIt = 0.6;
 inline constexpr double kPanelNearRatio = 1.1;
 inline constexpr double kPanelMinMean = 6.0;
 inline constexpr double kPanelMaxMean = 16.0;
+
+/// Rows shorter than kPanelMinMean on average: row panel when its estimate
+/// is below kPanelShortRatio of CSR's. Row split takes such rows in groups
+/// of about 64-128 nonzeros a warp, so R rows per warp add no loads in
+/// flight; only the shared rows of B (the union) save time, and a saving of
+/// under 10% is within what the estimate leaves out (the mask, the staged
+/// values). H100, session 12 suite runs
+/// (bench/results/spmm-suite-NVIDIA-H100-20261127-s12-9a0f020-*-rest.json.gz),
+/// replayed in session 13 (bench/profile/spmm_rule_replay.py with
+/// bench/results/spmm-rule-stats-H100-20261127-s13-2befcc2.csv), n = 32-128,
+/// both precisions: the 5-point stencil (5 per row, estimate 0.69-0.76 of
+/// CSR's) and luxembourg (2.1 per row, 0.74-0.87) ran at 0.76-1.01× row
+/// split's time; banded b = 8 (3.5 per row, 0.95-1.03), the road network
+/// (2.7, ≥ 1.0) and banded-n9000000 (2.2, 0.97-1.01) at 0.88-1.70×. Every
+/// value from 0.875 to 0.945 picks the same kernels on that suite (0.85 to
+/// 1.0 as many within 5% of the fastest). Not yet measured on the GPU with
+/// this rule in place.
+inline constexpr double kPanelShortRatio = 0.9;
+
+/// When the kernel's warps fit one wave of the device (few_warps of
+/// row_panel_warps: panels × column tiles × 32 lanes within the resident
+/// threads), row panel only when its estimate is below kPanelFewWarpsRatio
+/// of CSR's, whatever the rows' length. With fewer warps than the GPU holds,
+/// the SMs keep fewer loads of B in flight than row split with its warp per
+/// row (or group) in several waves, and only a large cut in traffic pays for
+/// that. H100, session 12 suite runs, replayed in session 13 (the files of
+/// kPanelShortRatio): the 27-point stencil in f32 (R = 8: 4913 panels of
+/// 39304 rows, estimate 0.44-0.51) ran at 1.05-1.20× row split's time for n
+/// = 32-128 (in f64, R = 4, 9826 panels, more than a wave: 0.87-0.97×), and
+/// crack in f32 at n = 64, 128 (R = 8: 1280 panels, 0.85-0.89) at 1.22-1.42×;
+/// FEM b = 2, 3, 6 in f32 (R = 8, 2269-7225 panels, 0.18-0.30) and b = 6 in
+/// f64 (R = 4, 4538 panels, 0.29-0.30) at 0.47-0.90×. Every value from 0.31
+/// to 0.44 picks the same kernels on that suite. Crack with R = 4 (2560 panels,
+/// 0.87-0.93) ran at 0.81-1.05× and is left to row split by this test. Not
+/// yet measured on the GPU with this rule in place.
+inline constexpr double kPanelFewWarpsRatio = 0.4;
+
 /// The largest R·sizeof(T) the plan takes: a union entry's R values are
 /// staged and held per lane, and f64 at R = 8 (64 bytes) needed up to 128
 /// registers and ran 8-25% slower than R = 4 on FEM b = 2, 3 and the 9- and
 /// 27-point stencils (4% faster only on FEM b = 6).
 inline constexpr std::size_t kPanelMaxValueBytes = 32;
+
+/// Warps of the row panel kernel: ⌈rows / R⌉ panels × the column tiles of
+/// width n (with_lane_tile, spmm_tile.cuh: tiles of 32 columns up to n = 32,
+/// of 64 up to 64, else of 128).
+inline std::int64_t row_panel_warps(std::int64_t rows, int R, std::int64_t n) {
+  const std::int64_t tile = n <= 32 ? 32 : n <= 64 ? 64 : 128;
+  return (rows + R - 1) / R * ((n + tile - 1) / tile);
+}
+
+/// The row panel rule from the plan's numbers: `ratio` the estimate of the
+/// best R over CSR's, `mean_row` the mean row length, `few_warps` whether
+/// the kernel's warps (row_panel_warps) fit one wave of the device.
+///  - few warps: ratio < kPanelFewWarpsRatio;
+///  - else: ratio < kPanelWorthIt, or ratio < kPanelNearRatio with mean_row
+///    in [kPanelMinMean, kPanelMaxMean], or ratio < kPanelShortRatio with
+///    mean_row < kPanelMinMean.
+inline bool panel_worth_it(double ratio, double mean_row, bool few_warps) {
+  if (few_warps) return ratio < kPanelFewWarpsRatio;
+  return ratio < kPanelWorthIt ||
+         (ratio < kPanelNearRatio && mean_row >= kPanelMinMean && mean_row <= kPanelMaxMean) ||
+         (ratio < kPanelShortRatio && mean_row < kPanelMinMean);
+}
 
 /// The choice of R for the row panel kernel at width n. The union totals
 /// U_2, U_4, U_8 are counted once per matrix (on the device for a device
@@ -126,15 +190,15 @@ inline constexpr std::size_t kPanelMaxValueBytes = 32;
 /// the R·sizeof(T) term stands for the R values each union entry brings
 /// (read from A and broadcast to the warp, R accumulators updated). The
 /// best R, among those with R·sizeof(T) ≤ kPanelMaxValueBytes, has the
-/// smallest estimate (ties: the smaller R); the kernel is "worth it" when
-/// that estimate is below kPanelWorthIt times CSR's, or below
-/// kPanelNearRatio times it with a mean row length in [kPanelMinMean,
-/// kPanelMaxMean].
+/// smallest estimate (ties: the smaller R); the kernel is "worth it" by
+/// panel_worth_it(ratio, mean row, few_warps(row_panel_warps(rows, R, n)))
+/// (few_warps is false without a device).
 struct PanelPlan {
   int rows = 2;                      ///< the best R
   std::int64_t union_total[3] = {};  ///< U_2, U_4, U_8
   double ratio = 1.0;                ///< estimate of the best R / estimate of CSR
-  bool worth_it = false;             ///< see panel_plan
+  std::int64_t warps = 0;            ///< row_panel_warps(A.rows(), rows, n)
+  bool worth_it = false;             ///< see panel_worth_it
 };
 template <Value T, Index I>
 PanelPlan panel_plan(const Csr<T, I>& A, std::int64_t n);

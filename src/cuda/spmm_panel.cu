@@ -474,8 +474,8 @@ PanelPlan panel_plan(const Csr<T, I>& A, std::int64_t n) {
   plan.ratio = csr > 0 ? best / csr : 1.0;
   const double mean =
       A.rows() > 0 ? static_cast<double>(A.nnz()) / static_cast<double>(A.rows()) : 0.0;
-  plan.worth_it = plan.ratio < kPanelWorthIt ||
-                  (plan.ratio < kPanelNearRatio && mean >= kPanelMinMean && mean <= kPanelMaxMean);
+  plan.warps = row_panel_warps(A.rows(), plan.rows, n);
+  plan.worth_it = panel_worth_it(plan.ratio, mean, few_warps(plan.warps));
   return plan;
 }
 
