@@ -117,11 +117,11 @@ inline constexpr double kPanelMinMean = 6.0;
 inline constexpr double kPanelMaxMean = 16.0;
 
 /// Rows shorter than kPanelMinMean on average: row panel when its estimate
-/// is below kPanelShortRatio of CSR's. Row split takes such rows in groups
-/// of about 64-128 nonzeros a warp, so R rows per warp add no loads in
-/// flight; only the shared rows of B (the union) save time, and a saving of
-/// under 10% is within what the estimate leaves out (the mask, the staged
-/// values). H100, session 12 suite runs
+/// is below kPanelShortRatio of CSR's: there the kernel paid only where the
+/// union saved rows of B, not at parity (why was not profiled; row split
+/// takes such rows in groups of about 64-128 nonzeros a warp, spmm_csr.cu,
+/// and the estimate leaves out the masks and the staged values, which weigh
+/// most on short rows). H100, session 12 suite runs
 /// (bench/results/spmm-suite-NVIDIA-H100-20261127-s12-9a0f020-*-rest.json.gz),
 /// replayed in session 13 (bench/profile/spmm_rule_replay.py with
 /// bench/results/spmm-rule-stats-H100-20261127-s13-2befcc2.csv), n = 32-128,
@@ -136,20 +136,22 @@ inline constexpr double kPanelShortRatio = 0.9;
 
 /// When the kernel's warps fit one wave of the device (few_warps of
 /// row_panel_warps: panels × column tiles × 32 lanes within the resident
-/// threads), row panel only when its estimate is below kPanelFewWarpsRatio
-/// of CSR's, whatever the rows' length. With fewer warps than the GPU holds,
-/// the SMs keep fewer loads of B in flight than row split with its warp per
-/// row (or group) in several waves, and only a large cut in traffic pays for
-/// that. H100, session 12 suite runs, replayed in session 13 (the files of
-/// kPanelShortRatio): the 27-point stencil in f32 (R = 8: 4913 panels of
-/// 39304 rows, estimate 0.44-0.51) ran at 1.05-1.20× row split's time for n
-/// = 32-128 (in f64, R = 4, 9826 panels, more than a wave: 0.87-0.97×), and
-/// crack in f32 at n = 64, 128 (R = 8: 1280 panels, 0.85-0.89) at 1.22-1.42×;
-/// FEM b = 2, 3, 6 in f32 (R = 8, 2269-7225 panels, 0.18-0.30) and b = 6 in
-/// f64 (R = 4, 4538 panels, 0.29-0.30) at 0.47-0.90×. Every value from 0.31
-/// to 0.44 picks the same kernels on that suite. Crack with R = 4 (2560 panels,
-/// 0.87-0.93) ran at 0.81-1.05× and is left to row split by this test. Not
-/// yet measured on the GPU with this rule in place.
+/// threads), row panel only when its estimate is below kPanelFewWarpsRatio of
+/// CSR's, whatever the rows' length. A hypothesis, not profiled: with fewer
+/// warps than the GPU holds the SMs keep fewer loads of B in flight than row
+/// split, which keeps at least 32 warps per SM where the rows allow
+/// (spmm_csr.cu; a warp per row on the 27-point stencil: 39304 warps), and
+/// only a large cut in traffic pays for that. H100, session 12 suite runs,
+/// replayed in session 13 (the files of kPanelShortRatio): the 27-point
+/// stencil in f32 (R = 8: 4913 panels of 39304 rows, estimate 0.44-0.51) ran
+/// at 1.05-1.20× row split's time for n = 32-128 (in f64, R = 4, 9826 panels,
+/// more than a wave: 0.87-0.97×), and crack in f32 at n = 64, 128 (R = 8:
+/// 1280 panels, 0.85-0.89) at 1.22-1.42×; FEM b = 2, 3, 6 in f32 (R = 8,
+/// 2269-7225 panels, 0.18-0.30) and b = 6 in f64 (R = 4, 4538 panels,
+/// 0.29-0.30) at 0.47-0.90×. Every value from 0.31 to 0.44 picks the same
+/// kernels on that suite. Crack with R = 4 (2560 panels, 0.87-0.93) ran at
+/// 0.81-1.05× and is left to row split by this test. Not yet measured on the
+/// GPU with this rule in place.
 inline constexpr double kPanelFewWarpsRatio = 0.4;
 
 /// The largest R·sizeof(T) the plan takes: a union entry's R values are
