@@ -178,49 +178,55 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 /// DIA's shape by stored type S and vector type T: rows per thread and
-/// diagonals per chunk of dia_rows_kernel. The loads a thread keeps in flight
-/// are what hides DRAM's latency, and a value of fewer bytes brings fewer of
-/// them per load: one row per thread left DIA-LP at 62-74% of the copy
-/// bandwidth in the bytes it moves, against DIA's 88-95%. H100, session 13
-/// (bench/profile/s13-diag-rows.sh, bench/results/diag-rows-*; the large
-/// 5-, 7- and 27-point stencils and FEM b = 3, 0.73-4.0 M rows, time of
-/// the one-row kernel (kChunk diagonals) over the chosen shape's):
-///  - double values (DIA f64): 2 rows, 4 diagonals: 1.00-1.08x
-///    (2 rows, 8 diagonals: 0.90-0.94x, 96 registers);
+/// diagonals per chunk of dia_rows_kernel, taken when the matrix has at most
+/// max_diagonals diagonals (0: any number). The loads a thread keeps in
+/// flight are what hides DRAM's latency, and a value of fewer bytes brings
+/// fewer of them per load: one row per thread left DIA-LP at 62-74% of the
+/// copy bandwidth in the bytes it moves, against DIA's 88-95%. H100, session
+/// 13 (bench/profile/s13-diag-rows.sh, bench/results/diag-rows-*: the large
+/// 5-, 7- and 27-point stencils and FEM b = 3, 0.73-4.0 M rows and 5-33
+/// diagonals; time of the one-row kernel, kChunk diagonals, over the chosen
+/// shape's):
+///  - double values (DIA f64): 2 rows, 4 diagonals: 1.00-1.08x (2 rows, 8
+///    diagonals: 0.90-0.94x, 96 registers). On FEM b = 6 (69 diagonals) it
+///    was 0.92x in the gpu-check run of the same session, hence the cap;
 ///  - float values for double vectors (DIA-LP f64): 2 rows, 2 diagonals:
-///    1.07-1.16x (4 rows, 4 diagonals: 1.03-1.13x);
+///    1.07-1.16x (4 rows, 4 diagonals: 1.03-1.13x); FEM b = 6 1.12x;
 ///  - bfloat16 for float (DIA-LP f32): 4 rows, 4 diagonals: 1.07-1.12x;
+///    FEM b = 6 1.09x;
 ///  - float (DIA f32): one row, as before (no other shape was faster on all
 ///    four: 0.89-1.04x).
 template <class S, class T>
 struct DiaShape {
-  static constexpr int rows = 1, chunk = kChunk;
+  static constexpr int rows = 1, chunk = kChunk, max_diagonals = 0;
 };
 template <>
 struct DiaShape<double, double> {
-  static constexpr int rows = 2, chunk = 4;
+  static constexpr int rows = 2, chunk = 4, max_diagonals = 48;
 };
 template <>
 struct DiaShape<float, double> {
-  static constexpr int rows = 2, chunk = 2;
+  static constexpr int rows = 2, chunk = 2, max_diagonals = 0;
 };
 template <>
 struct DiaShape<std::uint16_t, float> {
-  static constexpr int rows = 4, chunk = 4;
+  static constexpr int rows = 4, chunk = 4, max_diagonals = 0;
 };
 
 /// DIA and DIA-LP over the rows of a rows × cols matrix with ndiag
 /// diagonals on `stream`, checked: dia_rows_kernel in DiaShape<S, T> when the
-/// shape has several rows and the matrix has at least as many rows as the
-/// device holds threads (the shapes were measured only there; below, the
-/// one-row kernel keeps every row in a thread of its own), else rows_kernel.
+/// shape has several rows, the matrix at least as many rows as the device
+/// holds threads (the shapes were measured only there; below, the one-row
+/// kernel keeps every row in a thread of its own) and at most the shape's
+/// max_diagonals diagonals; else rows_kernel.
 template <class S, class T, class I>
 void launch_dia(const char* name, std::int64_t rows, std::int64_t cols, std::int64_t ndiag,
                 const I* offsets, const S* values, const T* x, T alpha, T beta, T* y,
                 cudaStream_t stream) {
   using Shape = DiaShape<S, T>;
   if constexpr (Shape::rows > 1) {
-    if (rows >= resident_threads()) {
+    if (rows >= resident_threads() &&
+        (Shape::max_diagonals == 0 || ndiag <= Shape::max_diagonals)) {
       const unsigned grid = grid_size((rows + Shape::rows - 1) / Shape::rows, kBlock, name);
       dia_rows_kernel<Shape::rows, Shape::chunk>
           <<<grid, kBlock, 0, stream>>>(rows, cols, ndiag, offsets, values, x, alpha, beta, y);

@@ -103,7 +103,9 @@ void launch_sym(std::int64_t rows, std::int64_t ndiag, const I* o, const T* v, c
 
 /// SYM_DIA's shape by value type: rows per thread (rows first + k·kBlock of
 /// a tile of kBlock·rows) and diagonals per chunk, on matrices with at least
-/// as many rows as the device holds threads (below, one row per thread).
+/// as many rows as the device holds threads (below, one row per thread) and
+/// at most max_diagonals stored diagonals (measured on 4-17: larger bands
+/// keep one row per thread until measured).
 /// H100, session 13 (bench/profile/s13-diag-rows.sh, bench/results/diag-rows-*;
 /// the large symmetric 7- and 27-point stencils and FEM b = 3), time of one
 /// row and 2 diagonals over the shape's: f32, 4 rows and 1 diagonal:
@@ -111,11 +113,11 @@ void launch_sym(std::int64_t rows, std::int64_t ndiag, const I* o, const T* v, c
 /// diagonal: 0.92-1.00x, 1 row and 4 diagonals: 0.95-1.01x).
 template <class T>
 struct SymShape {
-  static constexpr int rows = 1, chunk = kSymChunk;
+  static constexpr int rows = 1, chunk = kSymChunk, max_diagonals = 0;
 };
 template <>
 struct SymShape<float> {
-  static constexpr int rows = 4, chunk = 1;
+  static constexpr int rows = 4, chunk = 1, max_diagonals = 24;
 };
 
 }  // namespace
@@ -127,7 +129,7 @@ void spmv_sym_dia(T alpha, const SymDia<T, I>& A, const T* x, T beta, T* y,
   const I* o = A.offsets().data();
   const T* v = A.values().data();
   using Shape = SymShape<T>;
-  if (Shape::rows > 1 && rows >= resident_threads())
+  if (Shape::rows > 1 && rows >= resident_threads() && A.ndiag() <= Shape::max_diagonals)
     launch_sym<Shape::rows, Shape::chunk>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream);
   else
     launch_sym<1, kSymChunk>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream);
