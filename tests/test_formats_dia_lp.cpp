@@ -252,6 +252,9 @@ TYPED_TEST(DiaLpFormat, ErrorWithinTheDocumentedBound) {
   check_bound<T, I>(Space::Host, seed);
 }
 
+/// Also with more rows than a GPU holds threads: the CUDA kernel's
+/// several-rows-per-thread shape (diag_rows.cuh, DiaShape), a partial last
+/// tile.
 TYPED_TEST(DiaLpFormat, DeviceErrorWithinTheDocumentedBound) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
@@ -259,16 +262,6 @@ TYPED_TEST(DiaLpFormat, DeviceErrorWithinTheDocumentedBound) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(seed);
   check_bound<T, I>(Space::Device, seed);
-}
-
-/// More rows than a GPU holds threads: the CUDA kernel's several-rows-per-
-/// thread shape (diag_rows.cuh, DiaShape), with a partial last tile.
-TYPED_TEST(DiaLpFormat, DeviceManyRowsWithinTheDocumentedBound) {
-  SPX_REQUIRE_GPU_OR_SKIP();
-  using T = typename TypeParam::value_type;
-  using I = typename TypeParam::index_type;
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE(seed);
   check_bound<T, I>(Space::Device, seed, banded_csr<T, I>(600'001, 599'000, 5, 40, 15, seed));
 }
 

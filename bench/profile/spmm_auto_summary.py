@@ -23,7 +23,11 @@ def load(path):
         return json.load(f)
 
 
-def main(paths):
+def load_runs(paths):
+    """From the runs' SpMM records, later files overriding earlier ones:
+    (SpX times[key][algorithm], cuSPARSE times[key][algorithm], Auto's
+    pick[key], rows[matrix name], keys with all three), key = (matrix,
+    precision, n)."""
     spx = collections.defaultdict(dict)
     cus = collections.defaultdict(dict)
     auto = {}
@@ -45,6 +49,11 @@ def main(paths):
                 if r.get("auto_choice"):
                     auto[key] = r["algorithm"]
     keys = sorted(k for k in spx if k in auto and cus.get(k))
+    return spx, cus, auto, rows, keys
+
+
+def main(paths):
+    spx, cus, auto, rows, keys = load_runs(paths)
     if not keys:
         sys.exit("no (matrix, n) with SpX kernels, an Auto choice and cuSPARSE baselines")
     hits, misses, below_best, below_auto = 0, [], [], []

@@ -28,9 +28,12 @@ Usage:
 import argparse
 import collections
 import csv
-import gzip
-import json
 import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import spmm_auto_summary  # noqa: E402  (the runs' SpMM records, read as the summary reads them)
 
 H100_RESIDENT_THREADS = 132 * 2048
 WARP = 32
@@ -48,30 +51,9 @@ PANEL_SHORT_RATIO = 0.9
 PANEL_FEW_WARPS_RATIO = 0.4
 
 
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
-
-
 def load_runs(paths):
-    """(times[key][algorithm], auto[key], keys) as spmm_auto_summary.py."""
-    spx = collections.defaultdict(dict)
-    cus = collections.defaultdict(dict)
-    auto = {}
-    for path in paths:
-        for r in load(path)["records"]:
-            if r["status"] != "ok" or r.get("op") != "spmm":
-                continue
-            key = (r["matrix"], r["precision"], r["n_cols"])
-            if r["baseline"]:
-                if r["algorithm"].startswith("cusparse"):
-                    cus[key][r["algorithm"]] = r["time_s"]
-            else:
-                spx[key][r["algorithm"]] = r["time_s"]
-                if r.get("auto_choice"):
-                    auto[key] = r["algorithm"]
-    keys = sorted(k for k in spx if k in auto and cus.get(k))
+    """(times[key][algorithm], auto[key], keys) from spmm_auto_summary.py."""
+    spx, _, auto, _, keys = spmm_auto_summary.load_runs(paths)
     return spx, auto, keys
 
 
