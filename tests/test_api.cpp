@@ -452,6 +452,19 @@ void expect_stats_match_brute_force(const Csr<T, I>& A, const std::string& what)
         blocks[b - 2].insert({r / b, std::int64_t{col[k]} / b});
     }
   EXPECT_EQ(s.diagonals, static_cast<std::int64_t>(diags.size()));
+  // scatter: nonzeros on a line new to the row and to the previous row.
+  std::int64_t misses = 0;
+  std::set<std::int64_t> previous;
+  for (std::int64_t r = 0; r < A.rows(); ++r) {
+    std::set<std::int64_t> lines;
+    for (std::int64_t k = ptr[r]; k < ptr[r + 1]; ++k) {
+      const std::int64_t l = std::int64_t{col[k]} / MatrixStats::kScatterLine;
+      misses += !lines.contains(l) && !previous.contains(l);
+      lines.insert(l);
+    }
+    previous = std::move(lines);
+  }
+  EXPECT_DOUBLE_EQ(s.scatter, A.nnz() > 0 ? static_cast<double>(misses) / A.nnz() : 0.0);
   for (int b = 2; b <= 8; ++b) {
     const double n = static_cast<double>(blocks[b - 2].size());
     EXPECT_DOUBLE_EQ(s.fill(b), n > 0 ? static_cast<double>(A.nnz()) / (n * b * b) : 0.0) << b;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "common.hpp"
 #include "core/checked.hpp"
@@ -223,6 +224,35 @@ TEST(Checked, IndexAndProductOverflow) {
   EXPECT_EQ(entries, 12'000'000'000LL);
   EXPECT_THROW(checked_index<std::int32_t>(entries, "ELL entries"), InvalidInput);
   EXPECT_THROW(checked_mul(std::int64_t{1} << 40, std::int64_t{1} << 30, "x"), InvalidInput);
+}
+
+TYPED_TEST(Formats, ScatterOnKnownMatrices) {
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  // 4×40, lines of x of 8 columns (MatrixStats::kScatterLine):
+  //   row 0: columns 0, 3, 20  lines 0, 0, 2  first row: 0 new, 0 again, 2 new  2
+  //   row 1: columns 1, 21, 39 lines 0, 2, 4  row 0 touched 0 and 2: 4 new     1
+  //   row 2: empty
+  //   row 3: columns 2, 9      lines 0, 1     row 2 touched nothing: both new  2
+  // 5 of 8 nonzeros on a new line.
+  static_assert(MatrixStats::kScatterLine == 8);
+  const Csr<T, I> A(4, 40, Array<I>{0, 3, 6, 6, 8}, Array<I>{0, 3, 20, 1, 21, 39, 2, 9},
+                    Array<T>{1, 2, 3, 4, 5, 6, 7, 8});
+  EXPECT_DOUBLE_EQ(analyze(A).scatter, 5.0 / 8.0);
+  // The identity of 64: a new line at rows 0, 8, ..., 56 only.
+  std::vector<I> ptr(65), col(64);
+  for (I r = 0; r < 64; ++r) {
+    ptr[r + 1] = r + 1;
+    col[r] = r;
+  }
+  const Csr<T, I> D(64, 64, Array<I>(ptr), Array<I>(col), Array<T>(std::vector<T>(64, T{1})));
+  EXPECT_DOUBLE_EQ(analyze(D).scatter, 8.0 / 64.0);
+  // Each row's columns 16 apart from the previous row's: every nonzero new.
+  const Csr<T, I> S(3, 64, Array<I>{0, 2, 4, 6}, Array<I>{0, 8, 16, 24, 32, 40},
+                    Array<T>{1, 2, 3, 4, 5, 6});
+  EXPECT_DOUBLE_EQ(analyze(S).scatter, 1.0);
+  const Csr<T, I> E(3, 3, Array<I>::filled(4, I{0}), Array<I>(), Array<T>());
+  EXPECT_DOUBLE_EQ(analyze(E).scatter, 0.0);
 }
 
 TYPED_TEST(Formats, StatsOnKnownMatrix) {

@@ -120,7 +120,7 @@ constexpr Field kStats[] = {
     {"density", K::Number},    {"row_mean", K::Number},         {"row_std", K::Number},
     {"row_min", K::Integer},   {"row_max", K::Integer},         {"empty_rows", K::Integer},
     {"diagonals", K::Integer}, {"lower_bandwidth", K::Integer}, {"upper_bandwidth", K::Integer},
-    {"bandwidth", K::Integer}, {"block_fill", K::NumberArray}};
+    {"bandwidth", K::Integer}, {"block_fill", K::NumberArray},  {"scatter", K::Number, kOpt}};
 constexpr Field kRecord[] = {{"matrix", K::String},
                              {"group", K::String},
                              {"precision", K::String},
@@ -330,7 +330,8 @@ json to_json(const MatrixStats& s) {
           {"lower_bandwidth", s.lower_bandwidth},
           {"upper_bandwidth", s.upper_bandwidth},
           {"bandwidth", s.bandwidth},
-          {"block_fill", fill}};
+          {"block_fill", fill},
+          {"scatter", s.scatter}};
 }
 
 json to_json(const Record& r) {

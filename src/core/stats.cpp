@@ -109,6 +109,32 @@ std::int64_t count_blocks(const I* ptr, const I* col, std::int64_t m, std::int64
   return blocks;
 }
 
+/// MatrixStats::scatter: the nonzeros whose line of x (kScatterLine columns)
+/// is neither the line of the row's previous nonzero nor one of the previous
+/// row's lines, over nnz. The columns of a row are sorted, so the previous
+/// row's lines are walked once alongside the row's: O(nnz) in all.
+template <Index I>
+double scatter_fraction(const I* ptr, const I* col, std::int64_t m, std::int64_t nnz) {
+  if (nnz == 0) return 0.0;
+  constexpr std::int64_t line = MatrixStats::kScatterLine;
+  std::int64_t misses = 0;
+#pragma omp parallel for reduction(+ : misses) schedule(static, 4096)
+  for (std::int64_t r = 0; r < m; ++r) {
+    std::int64_t p = r > 0 ? std::int64_t{ptr[r - 1]} : 0;
+    const std::int64_t p_end = r > 0 ? std::int64_t{ptr[r]} : 0;
+    std::int64_t last = -1;  // the line of the row's previous nonzero
+    for (std::int64_t k = ptr[r]; k < ptr[r + 1]; ++k) {
+      const std::int64_t l = std::int64_t{col[k]} / line;
+      if (l == last) continue;
+      last = l;
+      while (p < p_end && std::int64_t{col[p]} / line < l)
+        ++p;
+      misses += p == p_end || std::int64_t{col[p]} / line != l;
+    }
+  }
+  return static_cast<double>(misses) / static_cast<double>(nnz);
+}
+
 }  // namespace
 
 template <Value T, Index I>
@@ -158,6 +184,7 @@ MatrixStats analyze(const Csr<T, I>& A) try {
     s.block_fill[b - 2] =
         blocks > 0 ? static_cast<double>(s.nnz) / (static_cast<double>(blocks) * b * b) : 0.0;
   }
+  s.scatter = scatter_fraction(ptr, col, m, s.nnz);
   return s;
 } catch (...) {
   detail::rethrow_allocation_failure("analyze");

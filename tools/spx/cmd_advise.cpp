@@ -129,6 +129,7 @@ void advise_file(const AdviseArgs& args) {
                     {"regularity", adv.regularity},
                     {"rows", adv.stats.rows},
                     {"nnz", adv.stats.nnz},
+                    {"scatter", adv.stats.scatter},
                     {"load_s", load_s},
                     {"advise_s", advise_s},
                     {"tuned", report.tuned},

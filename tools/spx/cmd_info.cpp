@@ -94,7 +94,8 @@ void info(const InfoArgs& args) {
         {"lower_bandwidth", s.lower_bandwidth},
         {"upper_bandwidth", s.upper_bandwidth},
         {"bandwidth", s.bandwidth},
-        {"block_fill", fill}};
+        {"block_fill", fill},
+        {"scatter", s.scatter}};
     json formats = json::array();
     for (const auto& fp : footprints) {
       json e = {{"format", to_string(fp.format)}, {"available", fp.available}};
@@ -132,6 +133,9 @@ void info(const InfoArgs& args) {
   for (int b = 2; b <= 8; ++b)
     fill += fmt::format("{}b={} {:.3f}", b > 2 ? "  " : "", b, s.fill(b));
   fmt::print("  block fill   {}\n", fill);
+  fmt::print(
+      "  scatter      {:.3f} of the nonzeros on a line of x new to the row and its previous\n",
+      s.scatter);
   fmt::print("\nfootprint ({} values, {} indices)\n", type_name<T>(), index_name<I>());
   fmt::print("  {:<9} {:>14} {:>10} {:>12}\n", "format", "bytes", "bytes/nnz", "convert ms");
   for (const auto& fp : footprints) {
