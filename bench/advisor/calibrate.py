@@ -32,13 +32,20 @@ reference):
   value width) keep the bytes and rows, the scalar ones (CSR's merge path,
   COO, CSC, SYM_CSR: a gather per entry whatever the width) the rows and
   entries. CUDA keeps the bytes model alone (no compute rows).
+  A fourth term, scatter_s x entries x scatter, prices the locality of the
+  columns (scatter: MatrixStats::scatter, the fraction of nonzeros on a line
+  of x new to the row and its previous row; from the run's matrix stats, or
+  for runs that predate it from a CSV given with --stats, columns matrix and
+  scatter, bench/profile/locality-stats.cpp); it is fitted with the others
+  and kept whichever side the rule above keeps.
 Classes as src/core/advisor.cpp: skewed (longest row > 8 x mean + 64),
 regular (row-length std <= 0.5 x mean), irregular (the rest).
 
-usage: calibrate.py FILE.json... > src/core/advisor_table.inc
+usage: calibrate.py [--stats CSV]... FILE.json... > src/core/advisor_table.inc
 (the files of every backend together; each file's backend is its run's.)
 """
 import gzip
+import csv
 import itertools
 import json
 import math
@@ -84,6 +91,37 @@ def entries(r, m):
     si = 8 if r["index"] == "i64" else 4
     sv = 8 if r["precision"] == "f64" else 4
     return (r["format_bytes"] - ((r["rows"] + b - 1) // b + 1) * si) / (b * b * sv + si)
+
+
+def read_scatter(paths):
+    """{matrix: scatter} from CSVs with columns matrix and scatter."""
+    out = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                out[row["matrix"]] = float(row["scatter"])
+    return out
+
+
+def scatter_of(m, side):
+    """A matrix's scatter: its recorded statistic, else the side CSV's."""
+    v = m["stats"].get("scatter")
+    if v is None:
+        v = side.get(m["name"])
+    if v is None:
+        sys.exit("no scatter for matrix {} (run's stats or --stats CSV)".format(m["name"]))
+    return v
+
+
+def split_args(argv):
+    """(--stats CSVs, JSON files) of the command line."""
+    stats, files, it = [], [], iter(argv)
+    for a in it:
+        if a == "--stats":
+            stats.append(next(it))
+        else:
+            files.append(a)
+    return stats, files
 
 
 def _solve(a, y):
@@ -156,22 +194,32 @@ def fit_log(t, t0, g):
 
 
 def fit_compute(fmt, recs):
-    """{bytes factor, seconds per row, seconds per entry, rms} of one CPU
-    kernel from (time, fixed, bytes_moved / bandwidth, rows, entries)."""
+    """{bytes factor, seconds per row, seconds per entry, seconds per
+    scattered entry, rms} of one CPU kernel from (time, fixed, bytes_moved /
+    bandwidth, rows, entries, entries x scatter)."""
     t = [r[0] for r in recs]
     t0 = [r[1] for r in recs]
     g = [list(r[2:]) for r in recs]
     full, err = fit_log(t, t0, g)
-    keep = (0, 1) if fmt in ROW_VECTORIZED else (1, 2)  # bytes + rows, or rows + entries
+    # bytes + rows, or rows + entries; the scattered entries on either side
+    keep = (0, 1, 3) if fmt in ROW_VECTORIZED else (1, 2, 3)
     part, perr = fit_log(t, t0, [[r[i] for i in keep] for r in g])
     if perr <= err * (1 + TIE):
-        full, err = [0.0] * 3, perr
+        full, err = [0.0] * 4, perr
         for i, v in zip(keep, part):
             full[i] = v
     return full + [err]
 
 
-def main(paths):
+def load(path):
+    """A `spx bench` JSON file (.json or .json.gz)."""
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+        return json.load(f)
+
+
+def table(runs, side):
+    """advisor_table.inc's text from [(path, loaded JSON)], the side CSVs'
+    {matrix: scatter} for runs that predate the statistic."""
     ref_eff = defaultdict(list)   # CSR Auto: absolute efficiency
     rel = defaultdict(list)       # every kernel against CSR Auto
     conv = defaultdict(list)      # conversions in CSR Auto products per byte
@@ -181,8 +229,7 @@ def main(paths):
     pairs = []
     sources = []
     refs = []
-    for path in paths:
-        d = json.load((gzip.open if path.endswith(".gz") else open)(path, "rt"))  # .json or .json.gz
+    for path, d in runs:
         if d.get("op", "spmv") != "spmv":
             continue
         sources.append(path)
@@ -195,8 +242,10 @@ def main(paths):
                 and r["matrix"] in mats and r.get("op", "spmv") == "spmv"]
         for r in good:
             if r["backend"] == "cpu":
+                e = entries(r, mats[r["matrix"]])
                 compute[(r["backend"], r["format"], r["algorithm"])].append(
-                    (r["time_s"], r["bytes_moved"] / bw, r["rows"], entries(r, mats[r["matrix"]])))
+                    (r["time_s"], r["bytes_moved"] / bw, r["rows"], e,
+                     e * scatter_of(mats[r["matrix"]], side)))
         ref = {}
         for r in good:
             if r["format"] == "csr" and r["auto_choice"]:
@@ -215,9 +264,10 @@ def main(paths):
             pairs.append((b, f, a, k, r, c))
             s = r["convert_device_s"] if b == "cuda" else r["convert_host_s"]
             if f != "csr" and s and s > 0:
-                conversions.append((b, f, s, c, r, bw))
+                conversions.append((b, f, s, dict(c, scatter=scatter_of(mats[r["matrix"]], side))
+                                    if b == "cpu" else c, r, bw))
     fixed = {key: q(v, 0.1) for key, v in fixed_times.items()}
-    costs = {key: fit_compute(key[1], [(t, fixed.get(key, 0.0), b, m, e) for t, b, m, e in v])
+    costs = {key: fit_compute(key[1], [(t, fixed.get(key, 0.0), b, m, e, x) for t, b, m, e, x in v])
              for key, v in compute.items() if len(v) >= MIN_COMPUTE_RECORDS}
     # Conversions in reference products: the measured reference, or, where the
     # backend's CSR has a compute row (the CPU), the model's reference product
@@ -226,8 +276,9 @@ def main(paths):
     for b, f, s, c, r, bw in conversions:
         t_ref = c["time_s"]
         if b in ref_compute:
-            k, row_s, entry_s = ref_compute[b][:3]
-            t_ref = k * c["bytes_moved"] / bw + row_s * c["rows"] + entry_s * c["nnz"]
+            k, row_s, entry_s, scatter_s = ref_compute[b][:4]
+            t_ref = k * c["bytes_moved"] / bw + row_s * c["rows"] + \
+                (entry_s + scatter_s * c["scatter"]) * c["nnz"]
         conv[(b, f)].append(s / t_ref * c["bytes_moved"] / (c["format_bytes"] + r["format_bytes"]))
     ref_fixed = {}
     for b, f, a, k, r, c in pairs:
@@ -290,15 +341,21 @@ def main(paths):
     out.append("")
     out.append("// CPU kernels (compute model): {backend, format, algorithm, bytes factor")
     out.append("// (seconds per byte moved x copy bandwidth), seconds per row, seconds per")
-    out.append("// entry (nonzero; BCSR: block), records, rms log error of the fit}")
+    out.append("// entry (nonzero; BCSR: block), seconds per entry x scatter, records, rms log")
+    out.append("// error of the fit}")
     out.append("constexpr ComputeRow kCompute[] = {")
     for key in sorted(costs):
         c = costs[key]
-        out.append('    {{{}, "{}", "{}", {:.3f}, {:.3g}, {:.3g}, {}, {:.3f}}},'.format(
-            backend(key[0]), key[1], key[2], c[0], c[1], c[2], len(compute[key]), c[3]))
+        out.append('    {{{}, "{}", "{}", {:.3f}, {:.3g}, {:.3g}, {:.3g}, {}, {:.3f}}},'.format(
+            backend(key[0]), key[1], key[2], c[0], c[1], c[2], c[3], len(compute[key]), c[4]))
     out.append("};")
     out.append("// clang-format on")
-    print("\n".join(out))
+    return "\n".join(out)
+
+
+def main(argv):
+    stats, paths = split_args(argv)
+    print(table([(p, load(p)) for p in paths], read_scatter(stats)))
 
 
 if __name__ == "__main__":

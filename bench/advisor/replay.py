@@ -9,18 +9,21 @@ worst of oracle / pick as the bench's advisor report does, and the same for
 CSR with Auto. On the files the table was calibrated from, this is an
 in-sample estimate, not a measurement.
 
-usage: replay.py FILE.json...
+The CPU compute model's scatter term reads each matrix's scatter from the
+run's statistics, or for runs that predate it from --stats CSV (columns
+matrix and scatter, bench/profile/locality-stats.cpp). --table INC replays
+another table than src/core/advisor_table.inc (bench/advisor/lofo.py).
+
+usage: replay.py [--stats CSV]... [--table INC] FILE.json...
 """
 import collections
-import gzip
-import json
 import math
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from calibrate import entries, klass  # noqa: E402  (the classes and entries the table was fitted with)
+from calibrate import entries, klass, load, read_scatter, scatter_of  # noqa: E402  (as fitted)
 
 REDUCED_PRECISION = {"sell_lp", "dia_lp"}  # formats whose values are stored in reduced precision
 TABLE = Path(__file__).resolve().parents[2] / "src" / "core" / "advisor_table.inc"
@@ -38,13 +41,17 @@ def rows(inc, name):
     return out
 
 
-def main(paths):
-    inc = TABLE.read_text()
+def replay(inc, d, side, groups=None):
+    """{(precision, N): [(oracle / pick, matrix, pick)]} and the same for CSR
+    with Auto, [oracle / CSR-Auto], of one run (loaded JSON) under the table
+    `inc`; only the matrices of `groups` when given."""
     ref = {(r[0], r[1]): (float(r[2]), int(r[4])) for r in rows(inc, "kReference")}
     rel = [(r[0], r[1], r[2], r[3], float(r[4]), int(r[5])) for r in rows(inc, "kRelative")]
     fixed = {(r[0], r[1], r[2]): float(r[3]) for r in rows(inc, "kFixed")}
     conv = {(r[0], r[1]): float(r[2]) for r in rows(inc, "kConversion")}
-    compute = {(r[0], r[1], r[2]): tuple(map(float, r[3:6])) for r in rows(inc, "kCompute")}
+    # {bytes factor, row_s, entry_s, scatter_s}; a table before the scatter term has 0
+    compute = {(r[0], r[1], r[2]): tuple(map(float, r[3:7])) if len(r) >= 9 else
+               tuple(map(float, r[3:6])) + (0.0,) for r in rows(inc, "kCompute")}
     # The conversion's reference: CSR's compute row (the CPU has one CSR kernel).
     ref_compute = {k[0]: v for k, v in compute.items() if k[1] == "csr"}
 
@@ -71,70 +78,87 @@ def main(paths):
             return statistics.median(fmt)
         return 0.5
 
+    bw = d["run"]["copy_gbs"] * 1e9
+    cuda = d["run"]["backend"] == "cuda"
+    b = "Backend::Cuda" if cuda else "Backend::Cpu"
+    mats = {m["name"]: m for m in d["matrices"]
+            if not m["error"] and (groups is None or m["group"] in groups)}
+    by = collections.defaultdict(list)
+    for r in d["records"]:
+        if (r["status"] == "ok" and r["correct"] and not r["baseline"]
+                and r["matrix"] in mats and r.get("op", "spmv") == "spmv"):
+            by[(r["matrix"], r["precision"])].append(r)
+    csr_res = collections.defaultdict(list)
+    worst_of = {}
+    for (m, p), recs in by.items():
+        c = klass(mats[m]["stats"])
+        csr = [r for r in recs if r["format"] == "csr"]
+        if not csr:
+            continue
+        csr_bytes = csr[0]["format_bytes"]
+        auto = [r for r in csr if r["auto_choice"]]
+        # The reference's product less its fixed cost: CSR's compute row where
+        # the backend has one, else its bytes at e_ref (docs/advisor.md).
+        ref_moved = csr[0]["bytes_moved"]
+        sc = scatter_of(mats[m], side) if b in ref_compute else 0.0
+        if b in ref_compute:
+            k, row_s, entry_s, scatter_s = ref_compute[b]
+            ref_var = k * ref_moved / bw + row_s * csr[0]["rows"] + \
+                (entry_s + scatter_s * sc) * csr[0]["nnz"]
+        else:
+            ref_var = ref_moved / (eref(b, c) * bw)
+        for n in (1, 10, 100, 1000):
+            best, pick = None, None
+            for r in recs:
+                if r["format"] == "csr":
+                    cs = 0.0
+                else:
+                    cs = r["convert_device_s"] if r["convert_device_s"] is not None \
+                        else r["convert_host_s"]
+                if cs is None:
+                    continue
+                total = cs + n * r["time_s"]
+                e = eref(b, c)
+                pt = fixed.get((b, r["format"], r["algorithm"]), 8e-6 if cuda else 2e-6)
+                cc = compute.get((b, r["format"], r["algorithm"]))
+                if cc:
+                    pt += cc[0] * r["bytes_moved"] / bw + cc[1] * r["rows"] + \
+                        (cc[2] + cc[3] * sc) * entries(r, mats[m])
+                else:
+                    pt += r["bytes_moved"] / (e * releff(b, r["format"], r["algorithm"], c) * bw)
+                pc = 0.0 if r["format"] == "csr" else (50e-6 if cuda else 20e-6) + \
+                    conv.get((b, r["format"]), 15 if cuda else 5) * \
+                    (csr_bytes + r["format_bytes"]) / ref_moved * ref_var
+                if r["format"] in REDUCED_PRECISION:
+                    # Never picked unless the caller allows it (the bench does not),
+                    # and not an oracle either (as the bench's advisor report).
+                    continue
+                if best is None or total < best:
+                    best = total
+                if cuda and r["format"] == "csr" and not r["auto_choice"]:
+                    continue  # CUDA: CSR is offered with its Auto kernel only (docs/advisor.md)
+                if pick is None or pc + n * pt < pick[0]:
+                    pick = (pc + n * pt, total, r["format"] + "/" + r["algorithm"])
+            worst_of.setdefault((p, n), []).append((best / pick[1], m, pick[2]))
+            if auto:
+                csr_res[(p, n)].append(best / (n * auto[0]["time_s"]))
+    return worst_of, csr_res
+
+
+def main(argv):
+    stats, paths, table = [], [], TABLE
+    it = iter(argv)
+    for a in it:
+        if a == "--stats":
+            stats.append(next(it))
+        elif a == "--table":
+            table = Path(next(it))
+        else:
+            paths.append(a)
+    inc, side = table.read_text(), read_scatter(stats)
     for path in paths:
-        d = json.load((gzip.open if path.endswith(".gz") else open)(path, "rt"))  # .json or .json.gz
-        bw = d["run"]["copy_gbs"] * 1e9
-        cuda = d["run"]["backend"] == "cuda"
-        b = "Backend::Cuda" if cuda else "Backend::Cpu"
-        mats = {m["name"]: m for m in d["matrices"] if not m["error"]}
-        by = collections.defaultdict(list)
-        for r in d["records"]:
-            if (r["status"] == "ok" and r["correct"] and not r["baseline"]
-                    and r["matrix"] in mats and r.get("op", "spmv") == "spmv"):
-                by[(r["matrix"], r["precision"])].append(r)
-        res, csr_res = collections.defaultdict(list), collections.defaultdict(list)
-        worst_of = {}
-        for (m, p), recs in by.items():
-            c = klass(mats[m]["stats"])
-            csr = [r for r in recs if r["format"] == "csr"]
-            if not csr:
-                continue
-            csr_bytes = csr[0]["format_bytes"]
-            auto = [r for r in csr if r["auto_choice"]]
-            # The reference's product less its fixed cost: CSR's compute row where
-            # the backend has one, else its bytes at e_ref (docs/advisor.md).
-            ref_moved = csr[0]["bytes_moved"]
-            if b in ref_compute:
-                k, row_s, entry_s = ref_compute[b]
-                ref_var = k * ref_moved / bw + row_s * csr[0]["rows"] + entry_s * csr[0]["nnz"]
-            else:
-                ref_var = ref_moved / (eref(b, c) * bw)
-            for n in (1, 10, 100, 1000):
-                best, pick = None, None
-                for r in recs:
-                    if r["format"] == "csr":
-                        cs = 0.0
-                    else:
-                        cs = r["convert_device_s"] if r["convert_device_s"] is not None \
-                            else r["convert_host_s"]
-                    if cs is None:
-                        continue
-                    total = cs + n * r["time_s"]
-                    e = eref(b, c)
-                    pt = fixed.get((b, r["format"], r["algorithm"]), 8e-6 if cuda else 2e-6)
-                    cc = compute.get((b, r["format"], r["algorithm"]))
-                    if cc:
-                        pt += cc[0] * r["bytes_moved"] / bw + cc[1] * r["rows"] + \
-                            cc[2] * entries(r, mats[m])
-                    else:
-                        pt += r["bytes_moved"] / (e * releff(b, r["format"], r["algorithm"], c) * bw)
-                    pc = 0.0 if r["format"] == "csr" else (50e-6 if cuda else 20e-6) + \
-                        conv.get((b, r["format"]), 15 if cuda else 5) * \
-                        (csr_bytes + r["format_bytes"]) / ref_moved * ref_var
-                    if r["format"] in REDUCED_PRECISION:
-                        # Never picked unless the caller allows it (the bench does not),
-                        # and not an oracle either (as the bench's advisor report).
-                        continue
-                    if best is None or total < best:
-                        best = total
-                    if cuda and r["format"] == "csr" and not r["auto_choice"]:
-                        continue  # CUDA: CSR is offered with its Auto kernel only (docs/advisor.md)
-                    if pick is None or pc + n * pt < pick[0]:
-                        pick = (pc + n * pt, total, r["format"] + "/" + r["algorithm"])
-                res[(p, n)].append(best / pick[1])
-                worst_of.setdefault((p, n), []).append((best / pick[1], m, pick[2]))
-                if auto:
-                    csr_res[(p, n)].append(best / (n * auto[0]["time_s"]))
+        worst_of, csr_res = replay(inc, load(path), side)
+        res = {k: [x[0] for x in v] for k, v in worst_of.items()}
         print(path)
         for k in sorted(res):
             v, w = res[k], csr_res[k]
