@@ -515,12 +515,12 @@ struct Reference {
 };
 
 Reference reference_of(Backend b, std::int64_t bytes_moved, std::int64_t rows, std::int64_t nnz,
-                       double gbs) {
+                       double scatter, double gbs) {
   const detail::ComputeCost rc = detail::reference_compute(b);
   Reference ref{static_cast<double>(bytes_moved), rc.found, 0.0};
   if (rc.found)
-    ref.product_s = rc.bytes_factor * ref.bytes_moved / (gbs * 1e9) +
-                    rc.row_s * static_cast<double>(rows) + rc.entry_s * static_cast<double>(nnz);
+    ref.product_s = rc.variable_s(ref.bytes_moved, gbs * 1e9, static_cast<double>(rows),
+                                  static_cast<double>(nnz), scatter);
   return ref;
 }
 
@@ -574,7 +574,7 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
     // The conversions' reference: CSR's SpMV (a conversion does not depend on n).
     const Reference ref = reference_of(
         backend, csr_bytes + (A.rows() + A.cols()) * static_cast<std::int64_t>(sizeof(T)), A.rows(),
-        A.nnz(), adv.bandwidth_gbs);
+        A.nnz(), p.stats.scatter, adv.bandwidth_gbs);
 
     // One candidate per registered kernel of the backend and operation.
     std::vector<std::pair<Format, Algorithm>> kernels;
@@ -615,13 +615,13 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
       const double bw = adv.bandwidth_gbs * 1e9, moved = static_cast<double>(c.bytes_moved);
       const double fixed = detail::product_fixed_s(backend, f, a);
       if (const detail::ComputeCost cc = detail::compute_cost(backend, f, a); cc.found) {
-        // The compute model (the CPU): costs per byte, row and entry. No SpMM
-        // was measured on the CPU: an SpMM of n columns costs n SpMVs' work.
+        // The compute model (the CPU): costs per byte, row, entry and
+        // scattered entry (MatrixStats::scatter). No SpMM was measured on
+        // the CPU: an SpMM of n columns costs n SpMVs' work.
         const double spmv_moved = static_cast<double>(fp.bytes + dense / n);
-        const double variable =
-            static_cast<double>(n) *
-            (cc.bytes_factor * spmv_moved / bw + cc.row_s * static_cast<double>(A.rows()) +
-             cc.entry_s * static_cast<double>(fp.entries));
+        const double variable = static_cast<double>(n) *
+                                cc.variable_s(spmv_moved, bw, static_cast<double>(A.rows()),
+                                              static_cast<double>(fp.entries), p.stats.scatter);
         c.product_s = fixed + variable;
         c.efficiency = variable > 0 ? moved / (variable * bw) : 0.0;
       } else {

@@ -38,14 +38,23 @@ double product_fixed_s(Backend b, Format f, Algorithm a);
 /// The compute model of a kernel (docs/advisor.md, "Cost of one product"):
 /// where (backend, format, algorithm) has a row (the CPU kernels), one product
 /// costs t_fixed + bytes_factor × bytes_moved / bandwidth + rows × row_s +
-/// entries × entry_s, entries being the nonzeros (BCSR: its blocks), instead
-/// of the bytes at a relative efficiency. `found` is false without a row
-/// (CUDA, kernels without records): the bytes model applies.
+/// entries × (entry_s + scatter_s × scatter), entries being the nonzeros
+/// (BCSR: its blocks) and scatter MatrixStats::scatter (the fraction of
+/// nonzeros on a line of x new to the row and its previous row), instead of
+/// the bytes at a relative efficiency. `found` is false without a row (CUDA,
+/// kernels without records): the bytes model applies.
 struct ComputeCost {
   double bytes_factor = 0;  ///< seconds per byte moved, times the copy bandwidth
   double row_s = 0;         ///< seconds per row
   double entry_s = 0;       ///< seconds per entry
+  double scatter_s = 0;     ///< seconds per entry × scatter
   bool found = false;
+  /// The variable time (less t_fixed) of one SpMV.
+  double variable_s(double bytes_moved, double bandwidth_bytes_s, double rows, double entries,
+                    double scatter) const {
+    return bytes_factor * bytes_moved / bandwidth_bytes_s + row_s * rows +
+           (entry_s + scatter_s * scatter) * entries;
+  }
 };
 ComputeCost compute_cost(Backend b, Format f, Algorithm a);
 /// CSR's compute row on backend b, the conversions' reference where found
