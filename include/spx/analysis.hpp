@@ -34,7 +34,7 @@ struct MatrixStats {
   /// Locality of the columns (the accesses to x): the fraction of nonzeros
   /// whose line of x, kScatterLine consecutive columns (64 bytes of doubles),
   /// is neither the line of the row's previous nonzero nor one that the
-  /// previous row touched (0 for an empty matrix). 0.01–0.12 on the
+  /// previous row touched (0 for an empty matrix). At most 0.12 on the
   /// benchmark's stencils, banded and block (FEM) matrices, whose rows reuse
   /// the previous row's lines; 0.7–1.0 where a row's columns are scattered
   /// (random numbering, R-MAT, Chung–Lu). One O(nnz) pass.
