@@ -123,6 +123,45 @@ __global__ void __launch_bounds__(kBlock)
   store_axpby(y, i, alpha, sum, beta);
 }
 
+// ---- several rows per thread (DIA, DIA-LP, SYM_DIA) ---------------------------
+// A thread's kRows rows lie in a tile of kBlock·kRows rows: first + k·kBlock,
+// so that each load of a warp still covers consecutive rows.
+
+/// The first of this thread's kRows rows.
+template <int kRows>
+__device__ __forceinline__ std::int64_t tile_first_row() {
+  return blockIdx.x * std::int64_t{kBlock * kRows} + threadIdx.x;
+}
+
+/// y[i] = alpha·sum[k] + beta·y[i] for this thread's rows i = first + k·kBlock
+/// inside the matrix (y not read when beta = 0).
+template <int kRows, class T>
+__device__ __forceinline__ void store_tile_rows(T* y, std::int64_t first, std::int64_t rows,
+                                                T alpha, const T (&sum)[kRows], T beta) {
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) {
+    const std::int64_t i = first + k * kBlock;
+    if (i < rows) store_axpby(y, i, alpha, sum[k], beta);
+  }
+}
+
+/// Blocks of kBlock threads for `rows` rows, kRows per thread, checked.
+template <int kRows>
+unsigned tile_grid(std::int64_t rows, const char* name) {
+  return grid_size((rows + kRows - 1) / kRows, kBlock, name);
+}
+
+/// Whether a kernel takes its several-rows Shape (Shape::rows rows per
+/// thread, at most Shape::max_diagonals diagonals, 0: any number): only on
+/// matrices with at least as many rows as the device holds threads, where
+/// the shapes were measured (below, one row per thread keeps every row in a
+/// thread of its own).
+template <class Shape>
+bool takes_shape(std::int64_t rows, std::int64_t ndiag) {
+  return Shape::rows > 1 && rows >= resident_threads() &&
+         (Shape::max_diagonals == 0 || ndiag <= Shape::max_diagonals);
+}
+
 /// DIA only (every row has every diagonal): rows_kernel with kRows rows per
 /// thread, rows first + k·kBlock of a tile of kBlock·kRows rows (each load
 /// of a warp still covers consecutive rows), and kChunkN diagonals per chunk:
@@ -134,12 +173,9 @@ __global__ void __launch_bounds__(kBlock)
     dia_rows_kernel(std::int64_t rows, std::int64_t cols, std::int64_t ndiag,
                     const I* __restrict__ offsets, const S* __restrict__ values,
                     const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
-  const std::int64_t first = blockIdx.x * std::int64_t{kBlock * kRows} + threadIdx.x;
+  const std::int64_t first = tile_first_row<kRows>();
   if (first >= rows) return;
-  T sum[kRows];
-#pragma unroll
-  for (int k = 0; k < kRows; ++k)
-    sum[k] = T{0};
+  T sum[kRows] = {};
   for (std::int64_t d0 = 0; d0 < ndiag; d0 += kChunkN) {
     // Phase 1: the chunk's offsets (a broadcast), once for the kRows rows.
     std::int64_t off[kChunkN];
@@ -170,11 +206,7 @@ __global__ void __launch_bounds__(kBlock)
       for (int u = 0; u < kChunkN; ++u)
         sum[k] += widen<T>(a[k][u]) * b[k][u];
   }
-#pragma unroll
-  for (int k = 0; k < kRows; ++k) {
-    const std::int64_t i = first + k * kBlock;
-    if (i < rows) store_axpby(y, i, alpha, sum[k], beta);
-  }
+  store_tile_rows(y, first, rows, alpha, sum, beta);
 }
 
 /// DIA's shape by stored type S and vector type T: rows per thread and
@@ -214,22 +246,18 @@ struct DiaShape<std::uint16_t, float> {
 };
 
 /// DIA and DIA-LP over the rows of a rows × cols matrix with ndiag
-/// diagonals on `stream`, checked: dia_rows_kernel in DiaShape<S, T> when the
-/// shape has several rows, the matrix at least as many rows as the device
-/// holds threads (the shapes were measured only there; below, the one-row
-/// kernel keeps every row in a thread of its own) and at most the shape's
-/// max_diagonals diagonals; else rows_kernel.
+/// diagonals on `stream`, checked: dia_rows_kernel in DiaShape<S, T> where
+/// the matrix takes it (takes_shape), else rows_kernel.
 template <class S, class T, class I>
 void launch_dia(const char* name, std::int64_t rows, std::int64_t cols, std::int64_t ndiag,
                 const I* offsets, const S* values, const T* x, T alpha, T beta, T* y,
                 cudaStream_t stream) {
   using Shape = DiaShape<S, T>;
   if constexpr (Shape::rows > 1) {
-    if (rows >= resident_threads() &&
-        (Shape::max_diagonals == 0 || ndiag <= Shape::max_diagonals)) {
-      const unsigned grid = grid_size((rows + Shape::rows - 1) / Shape::rows, kBlock, name);
+    if (takes_shape<Shape>(rows, ndiag)) {
       dia_rows_kernel<Shape::rows, Shape::chunk>
-          <<<grid, kBlock, 0, stream>>>(rows, cols, ndiag, offsets, values, x, alpha, beta, y);
+          <<<tile_grid<Shape::rows>(rows, name), kBlock, 0, stream>>>(rows, cols, ndiag, offsets,
+                                                                      values, x, alpha, beta, y);
       check_launch(name);
       return;
     }

@@ -32,6 +32,7 @@
 #include "core/instantiate.hpp"
 #include "cuda/blocked_kernels.hpp"
 #include "cuda/check.hpp"
+#include "cuda/diag_rows.cuh"
 #include "cuda/launch.hpp"
 #include "cuda/primitives.cuh"
 
@@ -48,12 +49,9 @@ __global__ void __launch_bounds__(kBlock)
     sym_dia_kernel(std::int64_t rows, std::int64_t ndiag, const I* __restrict__ offsets,
                    const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
                    T* __restrict__ y) {
-  const std::int64_t first = blockIdx.x * std::int64_t{kBlock * kRows} + threadIdx.x;
+  const std::int64_t first = diagonal::tile_first_row<kRows>();
   if (first >= rows) return;
-  T sum[kRows];
-#pragma unroll
-  for (int k = 0; k < kRows; ++k)
-    sum[k] = T{0};
+  T sum[kRows] = {};
   for (std::int64_t d0 = 0; d0 < ndiag; d0 += kChunkN) {
     // Phase 1: the chunk's offsets (1 marks a diagonal past the last: it is
     // neither stored nor mirrored).
@@ -86,26 +84,22 @@ __global__ void __launch_bounds__(kBlock)
         sum[k] += c[k][u] * e[k][u];
       }
   }
-#pragma unroll
-  for (int k = 0; k < kRows; ++k) {
-    const std::int64_t i = first + k * kBlock;
-    if (i < rows) store_axpby(y, i, alpha, sum[k], beta);
-  }
+  diagonal::store_tile_rows(y, first, rows, alpha, sum, beta);
 }
 
 template <int kRows, int kChunkN, class T, class I>
 void launch_sym(std::int64_t rows, std::int64_t ndiag, const I* o, const T* v, const T* x, T alpha,
                 T beta, T* y, cudaStream_t s) {
-  const unsigned grid = grid_size((rows + kRows - 1) / kRows, kBlock, "sym_dia_kernel");
-  sym_dia_kernel<kRows, kChunkN><<<grid, kBlock, 0, s>>>(rows, ndiag, o, v, x, alpha, beta, y);
+  sym_dia_kernel<kRows, kChunkN>
+      <<<diagonal::tile_grid<kRows>(rows, "sym_dia_kernel"), kBlock, 0, s>>>(rows, ndiag, o, v, x,
+                                                                             alpha, beta, y);
   check_launch("sym_dia_kernel");
 }
 
-/// SYM_DIA's shape by value type: rows per thread (rows first + k·kBlock of
-/// a tile of kBlock·rows) and diagonals per chunk, on matrices with at least
-/// as many rows as the device holds threads (below, one row per thread) and
-/// at most max_diagonals stored diagonals (measured on 4-17: larger bands
-/// keep one row per thread until measured).
+/// SYM_DIA's shape by value type: rows per thread and diagonals per chunk,
+/// where the matrix takes it (diagonal::takes_shape: as many rows as the
+/// device holds threads, at most max_diagonals stored diagonals; measured on
+/// 4-17: larger bands keep one row per thread until measured).
 /// H100, session 13 (bench/profile/s13-diag-rows.sh, bench/results/diag-rows-*;
 /// the large symmetric 7- and 27-point stencils and FEM b = 3), time of one
 /// row and 2 diagonals over the shape's: f32, 4 rows and 1 diagonal:
@@ -129,7 +123,7 @@ void spmv_sym_dia(T alpha, const SymDia<T, I>& A, const T* x, T beta, T* y,
   const I* o = A.offsets().data();
   const T* v = A.values().data();
   using Shape = SymShape<T>;
-  if (Shape::rows > 1 && rows >= resident_threads() && A.ndiag() <= Shape::max_diagonals)
+  if (diagonal::takes_shape<Shape>(rows, A.ndiag()))
     launch_sym<Shape::rows, Shape::chunk>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream);
   else
     launch_sym<1, kSymChunk>(rows, A.ndiag(), o, v, x, alpha, beta, y, ctx.stream);
