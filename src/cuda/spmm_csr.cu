@@ -498,8 +498,10 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
       c = load(col + base + lane);
       v = load(val + base + lane);
     }
-    std::uint32_t bits = load(row_ends + base / kWarp);
-    if (count < kWarp) bits &= (1u << count) - 1;
+    // The word of this batch (positions past nnz hold no bits: RowEndBits is
+    // zeroed before the row ends are marked, so a partial last batch needs
+    // no mask).
+    const std::uint32_t bits = load(row_ends + base / kWarp);
 #pragma unroll 1
     for (int t0 = 0; t0 < count; t0 += G) {
       T b[G][Tile::kCols];
