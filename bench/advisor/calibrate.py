@@ -113,15 +113,19 @@ def scatter_of(m, side):
     return v
 
 
-def split_args(argv):
-    """(--stats CSVs, JSON files) of the command line."""
-    stats, files, it = [], [], iter(argv)
+def split_args(argv, values=("--stats",), flags=()):
+    """({option: [its values]} for the options in `values` (each may repeat),
+    {flag: present} for those in `flags`, the other arguments) of a command
+    line."""
+    opts, on, files, it = {v: [] for v in values}, {f: False for f in flags}, [], iter(argv)
     for a in it:
-        if a == "--stats":
-            stats.append(next(it))
+        if a in opts:
+            opts[a].append(next(it))
+        elif a in on:
+            on[a] = True
         else:
             files.append(a)
-    return stats, files
+    return opts, on, files
 
 
 def _solve(a, y):
@@ -354,8 +358,8 @@ def table(runs, side):
 
 
 def main(argv):
-    stats, paths = split_args(argv)
-    print(table([(p, load(p)) for p in paths], read_scatter(stats)))
+    opts, _, paths = split_args(argv)
+    print(table([(p, load(p)) for p in paths], read_scatter(opts["--stats"])))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from calibrate import load, read_scatter, table  # noqa: E402
+from calibrate import load, read_scatter, split_args, table  # noqa: E402
 from replay import replay  # noqa: E402
 
 
@@ -34,18 +34,10 @@ def summary(results):
 
 
 def main(argv):
-    stats, paths, no_scatter = [], [], False
-    it = iter(argv)
-    for a in it:
-        if a == "--stats":
-            stats.append(next(it))
-        elif a == "--no-scatter":
-            no_scatter = True
-        else:
-            paths.append(a)
+    opts, on, paths = split_args(argv, flags=("--no-scatter",))
     if len(paths) != 2:
         sys.exit(__doc__)
-    side = read_scatter(stats)
+    side, no_scatter = read_scatter(opts["--stats"]), on["--no-scatter"]
     cal, ev = load(paths[0]), load(paths[1])
     if no_scatter:
         side = {name: 0.0 for name in side}

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from calibrate import entries, klass, load, read_scatter, scatter_of  # noqa: E402  (as fitted)
+from calibrate import entries, klass, load, read_scatter, scatter_of, split_args  # noqa: E402  (as fitted)
 
 REDUCED_PRECISION = {"sell_lp", "dia_lp"}  # formats whose values are stored in reduced precision
 TABLE = Path(__file__).resolve().parents[2] / "src" / "core" / "advisor_table.inc"
@@ -146,16 +146,9 @@ def replay(inc, d, side, groups=None):
 
 
 def main(argv):
-    stats, paths, table = [], [], TABLE
-    it = iter(argv)
-    for a in it:
-        if a == "--stats":
-            stats.append(next(it))
-        elif a == "--table":
-            table = Path(next(it))
-        else:
-            paths.append(a)
-    inc, side = table.read_text(), read_scatter(stats)
+    opts, _, paths = split_args(argv, values=("--stats", "--table"))
+    table = Path(opts["--table"][-1]) if opts["--table"] else TABLE
+    inc, side = table.read_text(), read_scatter(opts["--stats"])
     for path in paths:
         worst_of, csr_res = replay(inc, load(path), side)
         res = {k: [x[0] for x in v] for k, v in worst_of.items()}
