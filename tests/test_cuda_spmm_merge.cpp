@@ -1,5 +1,7 @@
 // The merge-based CSR SpMM on CUDA (src/cuda/spmm_csr.cu) on matrices that
-// stress its carry-out fix-up: a few rows of 10^4..10^5 nonzeros (runs of
+// stress its carry-out fix-up, and row split on the same matrices (few rows
+// and long ones: for n > 16 several warps per row meet in shared memory,
+// row_split_parts): a few rows of 10^4..10^5 nonzeros (runs of
 // thousands of units) among short rows, rows whose runs sit just below and
 // above the fix-up's short/long boundary (32 units), leading and trailing
 // empty rows and runs of them, rows ending exactly at unit ends followed by
@@ -20,6 +22,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -100,6 +103,8 @@ std::vector<Shape> shapes(std::int64_t L, std::uint64_t seed) {
     out.push_back({"hubs", std::move(len)});
   }
   out.push_back({"lone-hub", {0, 0, L, 0, 0, 0}});
+  // A longest row of two batches of 32: row split's two warps per row.
+  out.push_back({"two-batches", {33, 0, 64, 1, 32, 63, 0, 40, 31, 0}});
   // Rows that end exactly where a unit ends (32, 64 and 128 nonzeros: the
   // units of every width) with empty rows right after, rows of 31/32/33, a
   // row that covers two whole units of 128, and one that crosses a unit end
@@ -124,11 +129,12 @@ constexpr Storage kStorages[] = {
     {Layout::RowMajor, Layout::ColMajor, 1, 0},
 };
 
-/// C = alpha*A*B + beta*C0 with the merge-based kernel (C poisoned with NaN
-/// when beta = 0); returns the stored C, padding included.
+/// C = alpha*A*B + beta*C0 with `algorithm` (C poisoned with NaN when
+/// beta = 0); returns the stored C, padding included.
 template <Value T, Index I>
-std::vector<T> run_merge(const Csr<T, I>& dA, const std::vector<T>& B, std::int64_t n,
-                         const Storage& st, T alpha, T beta, const std::vector<T>& C0, T pad_fill) {
+std::vector<T> run_csr(Algorithm algorithm, const Csr<T, I>& dA, const std::vector<T>& B,
+                       std::int64_t n, const Storage& st, T alpha, T beta, const std::vector<T>& C0,
+                       T pad_fill) {
   const std::int64_t m = dA.rows(), k = dA.cols();
   const T nan = std::numeric_limits<T>::quiet_NaN();
   const Stored<T> Bs(B, k, n, st.b_layout, st.b_pad, nan);
@@ -137,12 +143,26 @@ std::vector<T> run_merge(const Csr<T, I>& dA, const std::vector<T>& B, std::int6
   const Array<T> dB(Bs.data, Space::Device);
   Array<T> dC(Cs.data, Space::Device);
   SpmmOptions opts;
-  opts.algorithm = Algorithm::MergeBased;
+  opts.algorithm = algorithm;
   const RunInfo info = spmm(alpha, dA, Bs.view(dB.data(), Space::Device), beta,
                             Cs.view(dC.data(), Space::Device), opts);
-  EXPECT_EQ(info.algorithm, Algorithm::MergeBased);
+  EXPECT_EQ(info.algorithm, algorithm);
   EXPECT_EQ(info.backend, Backend::Cuda);
   return dC.to_vector();
+}
+
+/// (storage, beta, algorithm) of LongRowsMatchReference: merge-based in
+/// every storage with beta = 0 and `beta`, row split in the first two.
+template <Value T>
+std::vector<std::tuple<Storage, T, Algorithm>> cases(T beta) {
+  std::vector<std::tuple<Storage, T, Algorithm>> out;
+  for (const Storage& st : kStorages)
+    for (const T b : {T{0}, beta})
+      out.emplace_back(st, b, Algorithm::MergeBased);
+  for (const T b : {T{0}, beta})
+    out.emplace_back(kStorages[0], b, Algorithm::RowSplit);
+  out.emplace_back(kStorages[1], beta, Algorithm::RowSplit);
+  return out;
 }
 
 TYPED_TEST(CudaSpmmMerge, LongRowsMatchReference) {
@@ -163,31 +183,29 @@ TYPED_TEST(CudaSpmmMerge, LongRowsMatchReference) {
         const Product product = reference::product(A, std::span<const T>(B), n);
         // Integers: alpha and beta keep every value an integer below 2^24.
         const T alpha = integer ? T{2} : T{-1.5}, beta = integer ? T{-1} : T{0.5};
-        for (const Storage& st : kStorages) {
-          for (const T b : {T{0}, beta}) {
-            const T a = b == T{0} ? T{1} : alpha;
-            const std::string what =
-                fmt::format("{} (L={} nnz={}) {} n={} B {} C {} alpha={} beta={} seed={}", name, L,
-                            A.nnz(), integer ? "integers" : "reals", n, layout_name(st.b_layout),
-                            layout_name(st.c_layout), a, b, seed);
-            const std::vector<T> stored = run_merge(dA, B, n, st, a, b, C0, sentinel);
-            // The padding of C keeps its sentinel.
-            const Stored<T> Cs(C0, m, n, st.c_layout, st.c_pad, sentinel);
-            const std::vector<T> got = Cs.logical(stored);
-            EXPECT_EQ(Cs.padding_changed(stored, sentinel), 0)
-                << what << ": padding of C was written";
-            const Expected<T> ref = expected<T>(product, a, b, C0);
-            if (integer) {
-              // Exact: every partial sum is an integer below 2^24.
-              int bad = 0;
-              for (std::size_t e = 0; e < got.size(); ++e)
-                if (!(got[e] == ref.y[e]) && ++bad <= 5)
-                  ADD_FAILURE() << what << ": C[" << e / n << "," << e % n << "] = " << got[e]
-                                << ", exact " << ref.y[e];
-              if (bad > 0) return;
-            } else if (expect_matches(got, ref, what) > 0) {
-              return;
-            }
+        for (const auto& [st, b, algorithm] : cases(beta)) {
+          const T a = b == T{0} ? T{1} : alpha;
+          const std::string what =
+              fmt::format("{} {} (L={} nnz={}) {} n={} B {} C {} alpha={} beta={} seed={}",
+                          to_string(algorithm), name, L, A.nnz(), integer ? "integers" : "reals", n,
+                          layout_name(st.b_layout), layout_name(st.c_layout), a, b, seed);
+          const std::vector<T> stored = run_csr(algorithm, dA, B, n, st, a, b, C0, sentinel);
+          // The padding of C keeps its sentinel.
+          const Stored<T> Cs(C0, m, n, st.c_layout, st.c_pad, sentinel);
+          const std::vector<T> got = Cs.logical(stored);
+          EXPECT_EQ(Cs.padding_changed(stored, sentinel), 0)
+              << what << ": padding of C was written";
+          const Expected<T> ref = expected<T>(product, a, b, C0);
+          if (integer) {
+            // Exact: every partial sum is an integer below 2^24.
+            int bad = 0;
+            for (std::size_t e = 0; e < got.size(); ++e)
+              if (!(got[e] == ref.y[e]) && ++bad <= 5)
+                ADD_FAILURE() << what << ": C[" << e / n << "," << e % n << "] = " << got[e]
+                              << ", exact " << ref.y[e];
+            if (bad > 0) return;
+          } else if (expect_matches(got, ref, what) > 0) {
+            return;
           }
         }
       }
@@ -212,13 +230,16 @@ TYPED_TEST(CudaSpmmMerge, Deterministic) {
       const std::string what =
           fmt::format("{} n={} C {} seed={}", shape.name, n, layout_name(st.c_layout), seed);
       const Csr<T, I> dA = A.to(Space::Device);
-      const auto first = run_merge(dA, B, n, st, T{1}, T{0.5}, C0, T{0});
-      const auto again = run_merge(dA, B, n, st, T{1}, T{0.5}, C0, T{0});
-      const Csr<T, I> fresh = A.to(Space::Device);
-      const auto rebuilt = run_merge(fresh, B, n, st, T{1}, T{0.5}, C0, T{0});
-      EXPECT_TRUE(bitwise_equal(first, again)) << what << ": second run differs";
-      EXPECT_TRUE(bitwise_equal(first, rebuilt))
-          << what << ": run with a rebuilt partition differs";
+      for (const Algorithm algorithm : {Algorithm::MergeBased, Algorithm::RowSplit}) {
+        const auto first = run_csr(algorithm, dA, B, n, st, T{1}, T{0.5}, C0, T{0});
+        const auto again = run_csr(algorithm, dA, B, n, st, T{1}, T{0.5}, C0, T{0});
+        const Csr<T, I> fresh = A.to(Space::Device);
+        const auto rebuilt = run_csr(algorithm, fresh, B, n, st, T{1}, T{0.5}, C0, T{0});
+        EXPECT_TRUE(bitwise_equal(first, again))
+            << to_string(algorithm) << " " << what << ": second run differs";
+        EXPECT_TRUE(bitwise_equal(first, rebuilt))
+            << to_string(algorithm) << " " << what << ": run with a rebuilt cache differs";
+      }
     }
   }
 }

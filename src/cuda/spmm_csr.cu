@@ -717,6 +717,53 @@ void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strid
 /// stencils with 5-9 nonzeros per row and the 8-band matrix, about equal on
 /// the random matrix of 10 per row, and 16-21% slower on the 27-point stencil
 /// and FEM b = 6 (26 and 54 per row).
+/// n > 16, matrices too small to fill the GPU: `parts` (2 or 4) warps of a
+/// block per (row, column tile). Warp p of a row takes the p-th contiguous
+/// chunk of the row's batches of 32 nonzeros; the partial sums meet in
+/// shared memory, where the row's first warp adds them in the order of p
+/// (deterministic) and stores the row. K from row_split_parts (spmm.hpp).
+template <int VEC, int NV, class T, class I>
+__global__ void __launch_bounds__(kSpmmBlock, 4)
+    row_parts_tile32(std::int64_t m, std::int64_t n, int parts, const I* __restrict__ ptr,
+                     const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
+                     T alpha, T beta, Strided<T> C) {
+  using Tile = LaneTile<VEC, NV>;
+  __shared__ T partial[kWarpsPerBlock][Tile::kCols][kWarp];
+  const int warp = static_cast<int>(threadIdx.x / kWarp),
+            lane = static_cast<int>(threadIdx.x % kWarp);
+  const int part = warp % parts;
+  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock / parts} + warp / parts;
+  const Tile tile(blockIdx.y, n);
+  T acc[Tile::kCols];
+#pragma unroll
+  for (int q = 0; q < Tile::kCols; ++q)
+    acc[q] = T{0};
+  if (row < m) {  // warp-uniform
+    const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
+    const std::int64_t chunk = ceil_div(ceil_div(end - begin, std::int64_t{kWarp}), parts) * kWarp;
+    const std::int64_t first = min(end, begin + part * chunk);
+    for_each_nonzero(first, min(end, first + chunk), col, val, LaneB<VEC, NV, T>(B, tile),
+                     [&](std::int64_t, T vt, const T(&b)[Tile::kCols]) {
+#pragma unroll
+                       for (int q = 0; q < Tile::kCols; ++q)
+                         acc[q] += vt * b[q];
+                     });
+    if (part != 0) {
+#pragma unroll
+      for (int q = 0; q < Tile::kCols; ++q)
+        partial[warp][q][lane] = acc[q];
+    }
+  }
+  __syncthreads();
+  if (part == 0 && row < m) {
+    for (int p = 1; p < parts; ++p)
+#pragma unroll
+      for (int q = 0; q < Tile::kCols; ++q)
+        acc[q] += partial[warp + p][q][lane];
+    tile.store(C, row, alpha, acc, beta);
+  }
+}
+
 constexpr double kRowBlockMean = 20;
 constexpr double kRowBlockNnz = 128;
 
@@ -735,12 +782,37 @@ int rows_per_warp(std::int64_t rows, std::int64_t nnz) {
   return r;
 }
 
+/// Warps per row for row split at n > 16 (row_split_parts, spmm.hpp): the
+/// cached row statistics are read only for matrices whose rows × tiles × 2
+/// warps fit the GPU at once, where they decide.
+template <int VEC, int NV, class T, class I>
+int row_parts(const Csr<T, I>& A, std::int64_t tiles) {
+  static const int per_sm = [] {  // the same on every device of one architecture
+    const void* kernel = reinterpret_cast<const void*>(&row_parts_tile32<VEC, NV, T, I>);
+    return static_cast<int>(resident_warps(kernel, kSpmmBlock, "row_parts_tile32") / sm_count());
+  }();
+  const std::int64_t resident = std::int64_t{per_sm} * sm_count();
+  if (A.rows() * tiles * 2 > resident || A.nnz() == 0) return 1;
+  return row_split_parts(A.rows(), tiles, csr_row_stats(A).max_len, resident);
+}
+
 template <int VEC, int NV, class T, class I>
 void launch_tile32(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
                    std::int64_t n, const ExecContext& ctx) {
+  const std::int64_t tiles = ceil_div(n, LaneTile<VEC, NV>::kWidth);
+  const int parts = row_parts<VEC, NV>(A, tiles);
+  if (parts > 1) {
+    const dim3 grid(static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock / parts)),
+                    static_cast<unsigned>(tiles));
+    row_parts_tile32<VEC, NV, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
+        A.rows(), n, parts, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha,
+        beta, C);
+    check_launch("row_parts_tile32");
+    return;
+  }
   const int rpw = rows_per_warp(A.rows(), A.nnz());
   const dim3 grid(static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock * rpw)),
-                  static_cast<unsigned>(ceil_div(n, LaneTile<VEC, NV>::kWidth)));
+                  static_cast<unsigned>(tiles));
   if (rpw > 1) {
     row_block_tile32<VEC, NV, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
         A.rows(), n, rpw, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta,
