@@ -450,9 +450,13 @@ std::vector<std::pair<std::string, Csr<T, I>>> diagonal_cases() {
                                                              std::vector<I>{3}, seed + 8));
   out.emplace_back("one-row", diagonal_matrix<T, I>(1, 50, {0, 7, 49}, 1.0, 0, seed + 9));
   // More rows than a GPU holds threads (H100, H200: 270336): DIA's several-
-  // rows-per-thread shape (diag_rows.cuh, DiaShape), a partial last tile.
+  // rows-per-thread shape (diag_rows.cuh, DiaShape), a partial last tile;
+  // with an even number of rows, float's pairs of adjacent rows
+  // (dia_pairs_kernel), here with fewer columns than rows.
   out.emplace_back("many-rows", diagonal_matrix<T, I>(600'001, 600'001, {-1000, -1, 0, 1, 3, 77},
                                                       0.9, 5, seed + 10));
+  out.emplace_back("many-rows-even", diagonal_matrix<T, I>(600'002, 599'999, {-77, -2, 0, 1, 900},
+                                                           0.9, 7, seed + 11));
   return out;
 }
 

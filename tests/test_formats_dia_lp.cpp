@@ -254,7 +254,7 @@ TYPED_TEST(DiaLpFormat, ErrorWithinTheDocumentedBound) {
 
 /// Also with more rows than a GPU holds threads: the CUDA kernel's
 /// several-rows-per-thread shape (diag_rows.cuh, DiaShape), a partial last
-/// tile.
+/// tile, and (an even number of rows) its pairs of adjacent rows.
 TYPED_TEST(DiaLpFormat, DeviceErrorWithinTheDocumentedBound) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
@@ -263,6 +263,8 @@ TYPED_TEST(DiaLpFormat, DeviceErrorWithinTheDocumentedBound) {
   SCOPED_TRACE(seed);
   check_bound<T, I>(Space::Device, seed);
   check_bound<T, I>(Space::Device, seed, banded_csr<T, I>(600'001, 599'000, 5, 40, 15, seed));
+  // An even number of rows: f64's pairs of adjacent rows (dia_pairs_kernel).
+  check_bound<T, I>(Space::Device, seed, banded_csr<T, I>(600'002, 600'002, 3, 9, 15, seed + 1));
 }
 
 TYPED_TEST(DiaLpFormat, BoundCheckFlagsAWrongResult) {

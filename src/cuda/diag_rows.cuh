@@ -15,7 +15,8 @@
 // and 8 x entries are loaded before any multiply, so each thread keeps up to
 // 16 independent loads in flight. On large matrices DIA's kernel
 // (dia_rows_kernel) takes 2 or 4 rows per thread with fewer diagonals per
-// chunk, by value type (DiaShape). Positions outside the matrix (column
+// chunk, by value type (DiaShape), and float values two adjacent rows per
+// thread in 8-byte loads (dia_pairs_kernel). Positions outside the matrix (column
 // i + offset outside [0, cols)) hold zeros and are skipped, so x is never
 // read out of bounds. The explicit zeros of the formats are stored as zeros
 // on their diagonals and add nothing. Deterministic: one thread sums its row
@@ -30,6 +31,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/check.hpp"
 #include "cuda/launch.hpp"
@@ -228,6 +230,9 @@ __global__ void __launch_bounds__(kBlock)
 ///    FEM b = 6 1.09x;
 ///  - float (DIA f32): one row, as before (no other shape was faster on all
 ///    four: 0.89-1.04x).
+/// With float values and an even number of rows dia_pairs_kernel comes
+/// first (takes_pairs, session 14), so the float shapes above serve an odd
+/// number of rows.
 template <class S, class T>
 struct DiaShape {
   static constexpr int rows = 1, chunk = kChunk, max_diagonals = 0;
@@ -245,13 +250,87 @@ struct DiaShape<std::uint16_t, float> {
   static constexpr int rows = 4, chunk = 4, max_diagonals = 0;
 };
 
+/// DIA only, float values: two adjacent rows i0, i0 + 1 per thread (i0
+/// even), each diagonal's two values in one 8-byte load, kChunkN diagonals
+/// per chunk; x per row, guarded as in rows_kernel; each row summed in
+/// diagonal order (the same result bit for bit). Needs an even number of
+/// rows, so that every diagonal's pair starts 8-byte aligned.
+template <int kChunkN, class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    dia_pairs_kernel(std::int64_t rows, std::int64_t cols, std::int64_t ndiag,
+                     const I* __restrict__ offsets, const float* __restrict__ values,
+                     const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
+  const std::int64_t i0 = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) * 2;
+  if (i0 >= rows) return;
+  T sum[2] = {};
+  for (std::int64_t d0 = 0; d0 < ndiag; d0 += kChunkN) {
+    // Phase 1: the chunk's offsets (a broadcast).
+    std::int64_t off[kChunkN];
+    bool has[kChunkN];
+#pragma unroll
+    for (int u = 0; u < kChunkN; ++u) {
+      has[u] = d0 + u < ndiag;
+      off[u] = has[u] ? static_cast<std::int64_t>(__ldg(offsets + d0 + u)) : 0;
+    }
+    // Phase 2: a pair of values and two x entries per diagonal (zeros
+    // outside the matrix, where x is not read).
+    float a[kChunkN][2];
+    T b[kChunkN][2];
+#pragma unroll
+    for (int u = 0; u < kChunkN; ++u) {
+      const float2 pair =
+          has[u] ? __ldcs(reinterpret_cast<const float2*>(values + (d0 + u) * rows + i0))
+                 : float2{0.0F, 0.0F};
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const std::int64_t col = i0 + k + off[u];
+        const bool inside = has[u] && col >= 0 && col < cols;
+        a[u][k] = inside ? (k == 0 ? pair.x : pair.y) : 0.0F;
+        b[u][k] = inside ? __ldg(x + col) : T{0};
+      }
+    }
+    // Phase 3: multiply-add, each row in diagonal order.
+#pragma unroll
+    for (int u = 0; u < kChunkN; ++u)
+#pragma unroll
+      for (int k = 0; k < 2; ++k)
+        sum[k] += static_cast<T>(a[u][k]) * b[u][k];
+  }
+  store_axpby(y, i0, alpha, sum[0], beta);
+  store_axpby(y, i0 + 1, alpha, sum[1], beta);
+}
+
+/// Whether DIA's float values (DIA f32, DIA-LP f64) take dia_pairs_kernel:
+/// on matrices of at least as many rows as the device holds threads (as
+/// takes_shape), an even number of them, and 8-byte aligned values. H100,
+/// session 14 (bench/profile/s14-exp.sh, bench/results/dia-pairs-*-s14-*:
+/// the large 5-, 7- and 27-point stencils, FEM b = 3 and 6, banded, time of
+/// the kernel used before over this one's, 2 diagonals per chunk):
+///  - DIA-LP f64 (before: 2 strided rows per thread): 1.01-1.08x;
+///  - DIA f32 (before: one row per thread): 0.99-1.13x (1.03x geomean).
+/// Not taken: DIA f64 (double pairs, 0.96-1.00x: it stays at 2 strided rows,
+/// DiaShape), DIA-LP f32 (bfloat16 pairs 0.95-1.15x, 4 bfloat16: 0.90-1.07x).
+inline bool takes_pairs(std::int64_t rows, const void* values) {
+  return rows % 2 == 0 && reinterpret_cast<std::uintptr_t>(values) % 8 == 0 &&
+         rows >= resident_threads();
+}
+
 /// DIA and DIA-LP over the rows of a rows × cols matrix with ndiag
-/// diagonals on `stream`, checked: dia_rows_kernel in DiaShape<S, T> where
-/// the matrix takes it (takes_shape), else rows_kernel.
+/// diagonals on `stream`, checked: dia_pairs_kernel for float values where
+/// the matrix takes it (takes_pairs), else dia_rows_kernel in DiaShape<S, T>
+/// where it takes that (takes_shape), else rows_kernel.
 template <class S, class T, class I>
 void launch_dia(const char* name, std::int64_t rows, std::int64_t cols, std::int64_t ndiag,
                 const I* offsets, const S* values, const T* x, T alpha, T beta, T* y,
                 cudaStream_t stream) {
+  if constexpr (std::is_same_v<S, float>) {
+    if (takes_pairs(rows, values)) {
+      dia_pairs_kernel<2><<<grid_size(rows / 2, kBlock, name), kBlock, 0, stream>>>(
+          rows, cols, ndiag, offsets, values, x, alpha, beta, y);
+      check_launch(name);
+      return;
+    }
+  }
   using Shape = DiaShape<S, T>;
   if constexpr (Shape::rows > 1) {
     if (takes_shape<Shape>(rows, ndiag)) {
