@@ -190,21 +190,19 @@ inline bool panel_worth_it(double ratio, double mean_row, bool few_warps) {
 /// longest row's chain of dependent batches, and K warps cut that chain K
 /// times at no cost in waves. So K is the smallest power of two ≥ the
 /// longest row's batches, at most 4, halved while rows × tiles × K warps
-/// exceed `resident` (the warps of the kernel the GPU holds at once); 1 for
-/// rows of one batch. H100, session 14 (bench/results/spmm-parts-*-s14-*):
-/// on the real matrices of up to ~2000 rows and rows longer than 32
-/// (bp_1600, ex2, usair97, bcsstk02, fs_183_3) K = 4 ran 1.2-2.3× faster
-/// than one warp a row, fidapex6 (1651 rows, longest 62) 1.1-1.2× with K = 2;
-/// where K warps a row would overflow a wave (mhd4800a, 4800 rows of up to
-/// 33: 1.3× slower; bcsstk13 at n = 128 in f64: 1.1× slower) or rows fit
-/// one batch (west0989, cell1, crack) they did not pay.
+/// exceed the warps of the K-warp kernel the GPU holds at once
+/// (`resident2`, `resident4`); 1 for rows of one batch. H100, session 14
+/// (bench/results/spmm-parts-*-s14-*): on the real matrices of up to ~2000 rows and rows longer
+/// than 32 (bp_1600, ex2, usair97, bcsstk02, fs_183_3) K = 4 ran 1.2-2.3× faster than one warp a
+/// row, fidapex6 (1651 rows, longest 62) 1.1-1.2× with K = 2; where K warps a row would overflow a
+/// wave (mhd4800a, 4800 rows of up to 33: 1.3× slower; bcsstk13 at n = 128 in f64: 1.1× slower) or
+/// rows fit one batch (west0989, cell1, crack) they did not pay.
 inline int row_split_parts(std::int64_t rows, std::int64_t tiles, std::int64_t max_len,
-                           std::int64_t resident) {
+                           std::int64_t resident2, std::int64_t resident4) {
   const std::int64_t batches = (max_len + 31) / 32;
-  int k = batches >= 3 ? 4 : batches == 2 ? 2 : 1;
-  while (k > 1 && rows * tiles * k > resident)
-    k /= 2;
-  return k;
+  if (batches >= 3 && rows * tiles * 4 <= resident4) return 4;
+  if (batches >= 2 && rows * tiles * 2 <= resident2) return 2;
+  return 1;
 }
 
 /// The choice of R for the row panel kernel at width n. The union totals

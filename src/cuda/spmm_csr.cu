@@ -717,22 +717,25 @@ void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strid
 /// stencils with 5-9 nonzeros per row and the 8-band matrix, about equal on
 /// the random matrix of 10 per row, and 16-21% slower on the 27-point stencil
 /// and FEM b = 6 (26 and 54 per row).
-/// n > 16, matrices too small to fill the GPU: `parts` (2 or 4) warps of a
-/// block per (row, column tile). Warp p of a row takes the p-th contiguous
-/// chunk of the row's batches of 32 nonzeros; the partial sums meet in
-/// shared memory, where the row's first warp adds them in the order of p
-/// (deterministic) and stores the row. K from row_split_parts (spmm.hpp).
-template <int VEC, int NV, class T, class I>
+/// n > 16, matrices too small to fill the GPU: K (2 or 4) warps of a block
+/// per (row, column tile). Warp p of a row takes the p-th contiguous chunk
+/// of the row's batches of 32 nonzeros; the partial sums meet in shared
+/// memory, where the row's first warp adds them in the order of p
+/// (deterministic) and stores the row. K from row_split_parts (spmm.hpp); a
+/// template parameter, as a runtime one cost 4-9 registers (H100: a block
+/// fewer per SM).
+template <int K, int VEC, int NV, class T, class I>
 __global__ void __launch_bounds__(kSpmmBlock, 4)
-    row_parts_tile32(std::int64_t m, std::int64_t n, int parts, const I* __restrict__ ptr,
+    row_parts_tile32(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
                      const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
                      T alpha, T beta, Strided<T> C) {
   using Tile = LaneTile<VEC, NV>;
+  static_assert(kWarpsPerBlock % K == 0, "a block holds whole rows");
   __shared__ T partial[kWarpsPerBlock][Tile::kCols][kWarp];
   const int warp = static_cast<int>(threadIdx.x / kWarp),
             lane = static_cast<int>(threadIdx.x % kWarp);
-  const int part = warp % parts;
-  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock / parts} + warp / parts;
+  const int part = warp % K;
+  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock / K} + warp / K;
   const Tile tile(blockIdx.y, n);
   T acc[Tile::kCols];
 #pragma unroll
@@ -740,7 +743,8 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)
     acc[q] = T{0};
   if (row < m) {  // warp-uniform
     const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
-    const std::int64_t chunk = ceil_div(ceil_div(end - begin, std::int64_t{kWarp}), parts) * kWarp;
+    const std::int64_t batches = (end - begin + kWarp - 1) / kWarp;
+    const std::int64_t chunk = (batches + K - 1) / K * kWarp;
     const std::int64_t first = min(end, begin + part * chunk);
     for_each_nonzero(first, min(end, first + chunk), col, val, LaneB<VEC, NV, T>(B, tile),
                      [&](std::int64_t, T vt, const T(&b)[Tile::kCols]) {
@@ -756,7 +760,8 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)
   }
   __syncthreads();
   if (part == 0 && row < m) {
-    for (int p = 1; p < parts; ++p)
+#pragma unroll
+    for (int p = 1; p < K; ++p)
 #pragma unroll
       for (int q = 0; q < Tile::kCols; ++q)
         acc[q] += partial[warp + p][q][lane];
@@ -782,18 +787,27 @@ int rows_per_warp(std::int64_t rows, std::int64_t nnz) {
   return r;
 }
 
+/// Warps of row_parts_tile32<K> the GPU holds at once, for this device's
+/// SMs (the occupancy per SM is the same on every device of one
+/// architecture, so it is asked once).
+template <int K, int VEC, int NV, class T, class I>
+std::int64_t parts_resident() {
+  static const std::int64_t per_sm = [] {
+    const void* kernel = reinterpret_cast<const void*>(&row_parts_tile32<K, VEC, NV, T, I>);
+    return resident_warps(kernel, kSpmmBlock, "row_parts_tile32") / sm_count();
+  }();
+  return per_sm * sm_count();
+}
+
 /// Warps per row for row split at n > 16 (row_split_parts, spmm.hpp): the
 /// cached row statistics are read only for matrices whose rows × tiles × 2
 /// warps fit the GPU at once, where they decide.
 template <int VEC, int NV, class T, class I>
 int row_parts(const Csr<T, I>& A, std::int64_t tiles) {
-  static const int per_sm = [] {  // the same on every device of one architecture
-    const void* kernel = reinterpret_cast<const void*>(&row_parts_tile32<VEC, NV, T, I>);
-    return static_cast<int>(resident_warps(kernel, kSpmmBlock, "row_parts_tile32") / sm_count());
-  }();
-  const std::int64_t resident = std::int64_t{per_sm} * sm_count();
-  if (A.rows() * tiles * 2 > resident || A.nnz() == 0) return 1;
-  return row_split_parts(A.rows(), tiles, csr_row_stats(A).max_len, resident);
+  const std::int64_t resident2 = parts_resident<2, VEC, NV, T, I>();
+  if (A.rows() * tiles * 2 > resident2 || A.nnz() == 0) return 1;
+  return row_split_parts(A.rows(), tiles, csr_row_stats(A).max_len, resident2,
+                         parts_resident<4, VEC, NV, T, I>());
 }
 
 template <int VEC, int NV, class T, class I>
@@ -804,9 +818,15 @@ void launch_tile32(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Stri
   if (parts > 1) {
     const dim3 grid(static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock / parts)),
                     static_cast<unsigned>(tiles));
-    row_parts_tile32<VEC, NV, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
-        A.rows(), n, parts, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha,
-        beta, C);
+    const auto go = [&]<int K>() {
+      row_parts_tile32<K, VEC, NV, T, I>
+          <<<grid, kSpmmBlock, 0, ctx.stream>>>(A.rows(), n, A.row_ptr().data(), A.col_idx().data(),
+                                                A.values().data(), B, alpha, beta, C);
+    };
+    if (parts == 2)
+      go.template operator()<2>();
+    else
+      go.template operator()<4>();
     check_launch("row_parts_tile32");
     return;
   }
