@@ -263,8 +263,9 @@ TYPED_TEST(DiaLpFormat, DeviceErrorWithinTheDocumentedBound) {
   SCOPED_TRACE(seed);
   check_bound<T, I>(Space::Device, seed);
   check_bound<T, I>(Space::Device, seed, banded_csr<T, I>(600'001, 599'000, 5, 40, 15, seed));
-  // An even number of rows: f64's pairs of adjacent rows (dia_pairs_kernel).
-  check_bound<T, I>(Space::Device, seed, banded_csr<T, I>(600'002, 600'002, 3, 9, 15, seed + 1));
+  // An even number of rows and 17 diagonals: f64's pairs of adjacent rows
+  // (dia_pairs_kernel).
+  check_bound<T, I>(Space::Device, seed, banded_csr<T, I>(600'002, 600'002, 17, 40, 15, seed + 1));
 }
 
 TYPED_TEST(DiaLpFormat, BoundCheckFlagsAWrongResult) {

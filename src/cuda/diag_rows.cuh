@@ -231,8 +231,8 @@ __global__ void __launch_bounds__(kBlock)
 ///  - float (DIA f32): one row, as before (no other shape was faster on all
 ///    four: 0.89-1.04x).
 /// With float values and an even number of rows dia_pairs_kernel comes
-/// first (takes_pairs, session 14), so the float shapes above serve an odd
-/// number of rows.
+/// first (takes_pairs, session 14), so the float shapes above serve the
+/// rest: an odd number of rows, DIA-LP f64 with fewer than 16 diagonals.
 template <class S, class T>
 struct DiaShape {
   static constexpr int rows = 1, chunk = kChunk, max_diagonals = 0;
@@ -300,19 +300,29 @@ __global__ void __launch_bounds__(kBlock)
   store_axpby(y, i0 + 1, alpha, sum[1], beta);
 }
 
-/// Whether DIA's float values (DIA f32, DIA-LP f64) take dia_pairs_kernel:
-/// on matrices of at least as many rows as the device holds threads (as
-/// takes_shape), an even number of them, and 8-byte aligned values. H100,
-/// session 14 (bench/profile/s14-exp.sh, bench/results/dia-pairs-*-s14-*:
-/// the large 5-, 7- and 27-point stencils, FEM b = 3 and 6, banded, time of
-/// the kernel used before over this one's, 2 diagonals per chunk):
-///  - DIA-LP f64 (before: 2 strided rows per thread): 1.01-1.08x;
-///  - DIA f32 (before: one row per thread): 0.99-1.13x (1.03x geomean).
-/// Not taken: DIA f64 (double pairs, 0.96-1.00x: it stays at 2 strided rows,
-/// DiaShape), DIA-LP f32 (bfloat16 pairs 0.95-1.15x, 4 bfloat16: 0.90-1.07x).
-inline bool takes_pairs(std::int64_t rows, const void* values) {
+/// Whether DIA's float values (DIA f32, DIA-LP f64: vectors of type T) take
+/// dia_pairs_kernel: on matrices of at least as many rows as the device
+/// holds threads (as takes_shape), an even number of them, 8-byte aligned
+/// values and, for double vectors, at least 16 diagonals. H100, session 14,
+/// time of the kernel used before over this one's:
+///  - as an experiment (bench/results/dia-pairs-*-s14-8305d80-*, branch
+///    s14-exp; the large 5-, 7- and 27-point stencils, FEM b = 3 and 6,
+///    banded b = 8): DIA-LP f64 (before: 2 strided rows per thread)
+///    1.01-1.08x, DIA f32 (before: one row per thread) 0.99-1.13x; not
+///    taken: DIA f64 (pairs of doubles: 0.96-1.00x, it keeps its 2 strided
+///    rows), DIA-LP f32 (pairs of bfloat16: 0.95-1.15x);
+///  - as committed, in the bench over the large members
+///    (bench/results/large-*-s14-b8745d3.json.gz against the s13-2146cab
+///    bench): DIA f32 0.98-1.11x (1.04x geomean over 8); DIA-LP f64
+///    1.05-1.07x with 18-69 diagonals (FEM b = 2, 3, 6, the 27-point
+///    stencil) but 0.96-0.98x with 5-9 (the 5-, 7-, 9-point stencils,
+///    banded), hence the floor, which the experiment had not shown (1.01 on
+///    those; not profiled).
+template <class T>
+bool takes_pairs(std::int64_t rows, std::int64_t ndiag, const void* values) {
+  constexpr std::int64_t kMinDiagonals = std::is_same_v<T, double> ? 16 : 0;
   return rows % 2 == 0 && reinterpret_cast<std::uintptr_t>(values) % 8 == 0 &&
-         rows >= resident_threads();
+         ndiag >= kMinDiagonals && rows >= resident_threads();
 }
 
 /// DIA and DIA-LP over the rows of a rows × cols matrix with ndiag
@@ -324,7 +334,7 @@ void launch_dia(const char* name, std::int64_t rows, std::int64_t cols, std::int
                 const I* offsets, const S* values, const T* x, T alpha, T beta, T* y,
                 cudaStream_t stream) {
   if constexpr (std::is_same_v<S, float>) {
-    if (takes_pairs(rows, values)) {
+    if (takes_pairs<T>(rows, ndiag, values)) {
       dia_pairs_kernel<2><<<grid_size(rows / 2, kBlock, name), kBlock, 0, stream>>>(
           rows, cols, ndiag, offsets, values, x, alpha, beta, y);
       check_launch(name);
