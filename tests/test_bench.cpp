@@ -312,6 +312,54 @@ TEST(Bench, RunBenchEndToEndBothPrecisions) {
   EXPECT_NE(table.find("advisor: total time of conversion + N products"), std::string::npos);
 }
 
+// The advisor report's tuning, emulated from the run's records, costs what a
+// plan pays: each format converted once however many of its kernels are
+// measured, the tuning products of each, then N products of the fastest.
+TEST(BenchAdvisor, EmulatedTuningConvertsEachFormatOnce) {
+  const auto record = [](Format f, Algorithm a, double time_s, std::optional<double> convert_s) {
+    bench::Record r;
+    r.matrix = "m";
+    r.precision = bench::Precision::F64;
+    r.format = f;
+    r.algorithm = a;
+    r.status = bench::Status::Ok;
+    r.correct = true;
+    r.time_s = time_s;
+    r.convert_device_s = convert_s;
+    return r;
+  };
+  const std::vector<bench::Record> records{
+      record(Format::Dia, Algorithm::Diagonal, 80e-6, 2e-3),
+      record(Format::Ell, Algorithm::ThreadPerRow, 100e-6, 0.5e-3),
+      record(Format::Ell, Algorithm::TwoThreadsPerRow, 90e-6, 0.5e-3),
+      record(Format::Csr, Algorithm::Adaptive, 95e-6, std::nullopt)};
+  bench::AdvisorPick pick;
+  pick.matrix = "m";
+  pick.precision = bench::Precision::F64;
+  pick.products = 1000;
+  pick.format = Format::Ell;
+  pick.algorithm = Algorithm::ThreadPerRow;
+  pick.tune_candidates = {{Format::Ell, Algorithm::ThreadPerRow},
+                          {Format::Ell, Algorithm::TwoThreadsPerRow},
+                          {Format::Csr, Algorithm::Adaptive}};
+  const auto tuned = bench::emulate_tuning(records, pick, 1000);
+  ASSERT_TRUE(tuned.has_value());
+  EXPECT_EQ(tuned->second, "ell/two_threads_per_row");
+  // ELL converted once (not once per kernel), CSR not at all.
+  const double tuning = 0.5e-3 + bench::kAdvisorTuneProducts * (100e-6 + 90e-6 + 95e-6);
+  EXPECT_NEAR(tuned->first, tuning + 1000 * 90e-6, 1e-12);
+  // The fastest product wins although another candidate converts for free:
+  // the conversions are paid by the time the plan chooses.
+  pick.tune_candidates = {{Format::Dia, Algorithm::Diagonal}, {Format::Csr, Algorithm::Adaptive}};
+  const auto dia = bench::emulate_tuning(records, pick, 100);
+  ASSERT_TRUE(dia.has_value());
+  EXPECT_EQ(dia->second, "dia/diagonal");
+  EXPECT_NEAR(dia->first, 2e-3 + bench::kAdvisorTuneProducts * (80e-6 + 95e-6) + 100 * 80e-6,
+              1e-12);
+  pick.tune_candidates = {{Format::Hdi, Algorithm::Diagonal}};
+  EXPECT_FALSE(bench::emulate_tuning(records, pick, 100).has_value());
+}
+
 /// A small valid document to mutate.
 nlohmann::json valid_doc() {
   Config config = test_config();

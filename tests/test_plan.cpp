@@ -520,6 +520,44 @@ TEST(Plan, TuningMeasuresCandidatesAndRecordsItsCost) {
   EXPECT_EQ(some[0], a.pick);
 }
 
+// Tuning's cost is what it adds to the plan: the pick's conversion is paid
+// anyway and a format is converted once however many of its kernels are
+// measured (GPU, session 13: counting both skipped tuning fem-b2-n750).
+TEST(Plan, TuningBudgetCountsOnlyWhatTuningAdds) {
+  const auto candidate = [](Format f, Algorithm a, double convert_s, double product_s) {
+    Candidate c;
+    c.format = f;
+    c.algorithm = a;
+    c.convert_s = convert_s;
+    c.product_s = product_s;
+    c.total_s = convert_s + 1000 * product_s;
+    return c;
+  };
+  Advice a;
+  a.work.products = 1000;
+  // The pick converts for 30 products' time, as DIA does on the H100.
+  a.candidates = {candidate(Format::Dia, Algorithm::Diagonal, 3e-3, 95e-6),
+                  candidate(Format::Ell, Algorithm::TwoThreadsPerRow, 1e-3, 101e-6),
+                  candidate(Format::Ell, Algorithm::ThreadPerRow, 1e-3, 102e-6),
+                  candidate(Format::Csr, Algorithm::Adaptive, 0, 110e-6)};
+  a.pick = 0;
+  const double best = a.candidates[0].total_s;  // 0.098 s
+  // Added: one ELL conversion and 6 products of each of the three: 2.8 ms
+  // (counting the pick's conversion and ELL's twice made it 6.8 ms).
+  const double added = 1e-3 + 6 * (95e-6 + 101e-6 + 102e-6);
+  EXPECT_EQ(tuning_candidates(a, 3, 1.5, 1.01 * added / best), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_TRUE(tuning_candidates(a, 3, 1.5, 0.99 * added / best).empty());
+  // CSR costs no conversion; only the 6 products of each are added.
+  const double with_csr = 1e-3 + 6 * (95e-6 + 101e-6 + 102e-6 + 110e-6);
+  EXPECT_EQ(tuning_candidates(a, 4, 1.5, 1.01 * with_csr / best),
+            (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(tuning_candidates(a, 4, 1.5, 0.99 * with_csr / best).empty());
+  // The default budget (5% of the pick's total) takes these three.
+  EXPECT_EQ(tuning_candidates(a).size(), 3u);
+  // Only the pick within reach: nothing to compare it with.
+  EXPECT_TRUE(tuning_candidates(a, 3, 1.0001, 1e9).empty());
+}
+
 TEST(Plan, DevicePlanEqualsSpmv) {
   SPX_REQUIRE_GPU_OR_SKIP();
   const auto A = gen<double, std::int32_t>("stencil2d:n=200,points=5");

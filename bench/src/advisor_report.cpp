@@ -45,6 +45,33 @@ json number(std::optional<double> v) {
 
 }  // namespace
 
+std::optional<std::pair<double, std::string>> emulate_tuning(const std::vector<Record>& records,
+                                                             const AdvisorPick& pick,
+                                                             std::int64_t n) {
+  double tuning = 0, best_product = std::numeric_limits<double>::infinity();
+  std::string best_name;
+  std::vector<Format> converted;
+  for (const auto& [f, a] : pick.tune_candidates)
+    for (const Record& r : records) {
+      if (r.matrix != pick.matrix || r.precision != pick.precision || r.op != BenchOp::Spmv ||
+          r.format != f || r.algorithm != a)
+        continue;
+      const auto c = total_of(r, 0);  // its conversion (0 for CSR), when measured
+      if (!c) continue;
+      if (std::find(converted.begin(), converted.end(), f) == converted.end()) {
+        converted.push_back(f);
+        tuning += *c;
+      }
+      tuning += kAdvisorTuneProducts * *r.time_s;
+      if (*r.time_s < best_product) {
+        best_product = *r.time_s;
+        best_name = fmt::format("{}/{}", to_string(f), to_string(a));
+      }
+    }
+  if (best_name.empty()) return std::nullopt;
+  return std::make_pair(tuning + static_cast<double>(n) * best_product, best_name);
+}
+
 void summarize_advisor(Results& res) {
   res.advisor = nullptr;
   if (res.advisor_picks.empty()) return;
@@ -79,28 +106,18 @@ void summarize_advisor(Results& res) {
           if (r.format == Format::Csr && r.auto_choice) csr_auto = &r;
         }
         if (oracle == nullptr) continue;
-        // Tuning, emulated with this run's measurements: every candidate of
-        // the plan is converted and runs its products; the plan keeps the
-        // least measured conversion + N products.
+        // Tuning, emulated with this run's measurements: the plan converts
+        // each format of its candidates once (Plan's `made`), runs the
+        // products of every candidate, then the N products of the one of
+        // least measured product time (the conversions are paid by then).
         std::optional<double> tuned_total;
         std::string tuned_name;
         if (n >= kAdvisorTuneMinProducts && !pick.tune_candidates.empty()) {
-          double tuning = 0, best_tuned = std::numeric_limits<double>::infinity();
-          for (const auto& [f, a] : pick.tune_candidates)
-            for (const Record& r : res.records) {
-              if (r.matrix != pick.matrix || r.precision != p || r.op != BenchOp::Spmv ||
-                  r.format != f || r.algorithm != a)
-                continue;
-              const auto t = total_of(r, n);
-              const auto c = total_of(r, 0);
-              if (!t || !c) continue;
-              tuning += *c + kAdvisorTuneProducts * *r.time_s;
-              if (*t - *c < best_tuned) {
-                best_tuned = *t - *c;
-                tuned_name = fmt::format("{}/{}", to_string(f), to_string(a));
-              }
-            }
-          if (!tuned_name.empty()) tuned_total = tuning + best_tuned;
+          const auto tuned = emulate_tuning(res.records, pick, n);
+          if (tuned) {
+            tuned_total = tuned->first;
+            tuned_name = tuned->second;
+          }
         } else {
           tuned_total = chosen != nullptr ? total_of(*chosen, n) : std::nullopt;
           tuned_name = fmt::format("{}/{}", to_string(pick.format), to_string(pick.algorithm));

@@ -387,6 +387,14 @@ void summarize(Results& results);
 /// any measured format and kernel (the oracle) and against CSR with Auto;
 /// per precision and N the geometric mean and the worst of oracle / pick.
 void summarize_advisor(Results& results);
+/// A tuning plan emulated with a run's measurements (the advisor report's
+/// `tuned`): each format of `pick.tune_candidates` converted once, the
+/// tuning products of every candidate, then `n` products of the candidate of
+/// least measured product time. Its total time and `format/algorithm`;
+/// nothing when no candidate was measured.
+std::optional<std::pair<double, std::string>> emulate_tuning(const std::vector<Record>& records,
+                                                             const AdvisorPick& pick,
+                                                             std::int64_t n);
 
 /// "" when at least one record was measured (status ok); else one line saying
 /// that nothing was and why (the first reason: a matrix that did not load, a

@@ -26,11 +26,14 @@ struct PlanOptions {
   std::int64_t tune_min_products = 100;
   /// Candidates measured when tuning: at most this many of the best
   /// predicted, within tune_within × the pick's predicted total; the plan
-  /// tunes only when measuring them is predicted to cost at most
-  /// tune_budget × the pick's total (advisor.hpp, tuning_candidates).
+  /// tunes only when what measuring them adds (their products, the other
+  /// formats' conversions) is predicted to cost at most tune_budget × the
+  /// pick's total (advisor.hpp, tuning_candidates). After measuring, the plan
+  /// keeps the candidate of least measured product time: every measured
+  /// candidate's conversion is paid by then.
   int tune_candidates = 3;
   double tune_within = 1.5;
-  double tune_budget = 0.1;
+  double tune_budget = 0.05;
   /// Run one product at build (after the choice) so that the kernel's
   /// preprocessing is in the structure cache before the first `run`.
   bool warm = false;

@@ -696,14 +696,25 @@ std::vector<std::size_t> tuning_candidates(const Advice& advice, int count, doub
                                            double budget, int runs) {
   std::vector<std::size_t> out;
   if (advice.candidates.empty()) return out;
-  const double best = advice.chosen().total_s;
+  const Candidate& pick = advice.chosen();
+  const double best = pick.total_s;
+  // What tuning adds to the plan: the products it runs on each candidate, and
+  // the conversion of each other format measured, once per format (a plan
+  // converts a format once, whatever number of its kernels it measures). The
+  // pick's own conversion is not counted: the plan pays it with or without
+  // tuning.
+  std::vector<Format> converted{pick.format};
   double cost = 0;
   for (std::size_t i = 0; i < advice.candidates.size(); ++i) {
     const Candidate& c = advice.candidates[i];
     if (static_cast<int>(out.size()) == count) break;
     if (!c.feasible || c.total_s > within * best) continue;
     out.push_back(i);
-    cost += c.convert_s + runs * c.product_s;
+    cost += runs * c.product_s;
+    if (std::find(converted.begin(), converted.end(), c.format) == converted.end()) {
+      converted.push_back(c.format);
+      cost += c.convert_s;
+    }
   }
   if (out.size() < 2 || cost > budget * best) out.clear();
   return out;
