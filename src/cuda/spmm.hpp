@@ -183,25 +183,27 @@ inline bool panel_worth_it(double ratio, double mean_row, bool few_warps) {
          (ratio < kPanelShortRatio && mean_row < kPanelMinMean);
 }
 
-/// Warps per (row, column tile) of CSR SpMM's row split for n > 16: K
-/// warps of a block share a row, each taking a contiguous chunk of its
-/// batches of 32 nonzeros, and meet in shared memory. For matrices too small
-/// to fill the GPU the product is latency bound: its time is about the
-/// longest row's chain of dependent batches, and K warps cut that chain K
-/// times at no cost in waves. So K is the smallest power of two ≥ the
-/// longest row's batches, at most 4, halved while rows × tiles × K warps
-/// exceed the warps of the K-warp kernel the GPU holds at once
-/// (`resident2`, `resident4`); 1 for rows of one batch. H100, session 14
-/// (bench/results/spmm-parts-*-s14-*): on the real matrices of up to ~2000 rows and rows longer
-/// than 32 (bp_1600, ex2, usair97, bcsstk02, fs_183_3) K = 4 ran 1.2-2.3× faster than one warp a
-/// row, fidapex6 (1651 rows, longest 62) 1.1-1.2× with K = 2; where K warps a row would overflow a
-/// wave (mhd4800a, 4800 rows of up to 33: 1.3× slower; bcsstk13 at n = 128 in f64: 1.1× slower) or
-/// rows fit one batch (west0989, cell1, crack) they did not pay.
+/// Warps per (row, column tile) of CSR SpMM's row split: K warps of a
+/// block share a row, each taking a contiguous chunk of its steps (a warp's
+/// nonzeros per step: `step`, 32 for n > 16, 4·32/W for n ≤ 16 with groups
+/// of W lanes), and meet in shared memory. For matrices too small to fill
+/// the GPU the product is latency bound: its time is about the longest
+/// row's chain of dependent steps, and K warps cut that chain K times at no
+/// cost in waves. So K is the smallest power of two ≥ the longest row's
+/// steps, at most 4, while rows × tiles × K warps fit the warps of the
+/// K-warp kernel the GPU holds at once (`resident2`, `resident4`); 1 for
+/// rows of one step. H100, session 14 (bench/results/spmm-parts-*-s14-*),
+/// n > 16: on the real matrices of up to ~2000 rows and rows longer than 32
+/// (bp_1600, ex2, usair97, bcsstk02, fs_183_3) K = 4 ran 1.2-2.3× faster
+/// than one warp a row, fidapex6 (1651 rows, longest 62) 1.1-1.2× with
+/// K = 2; where K warps a row would overflow a wave (mhd4800a, 4800 rows of
+/// up to 33: 1.3× slower; bcsstk13 at n = 128 in f64: 1.1× slower) or rows
+/// fit one step (west0989, cell1, crack) they did not pay.
 inline int row_split_parts(std::int64_t rows, std::int64_t tiles, std::int64_t max_len,
-                           std::int64_t resident2, std::int64_t resident4) {
-  const std::int64_t batches = (max_len + 31) / 32;
-  if (batches >= 3 && rows * tiles * 4 <= resident4) return 4;
-  if (batches >= 2 && rows * tiles * 2 <= resident2) return 2;
+                           std::int64_t step, std::int64_t resident2, std::int64_t resident4) {
+  const std::int64_t steps = (max_len + step - 1) / step;
+  if (steps >= 3 && rows * tiles * 4 <= resident4) return 4;
+  if (steps >= 2 && rows * tiles * 2 <= resident2) return 2;
   return 1;
 }
 

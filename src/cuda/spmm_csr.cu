@@ -172,47 +172,72 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
 
 /// n ≤ 16: warp per row, split into 32/W slots of W lanes; slot s takes the
 /// row's nonzeros s, s + 32/W, ...; lane (s, j) accumulates column j; the
-/// slots are then summed with xor shuffles.
-template <int W, class T, class I>
+/// slots are then summed with xor shuffles. With K > 1 (matrices too small
+/// to fill the GPU, row_split_parts) K warps of a block share a row, each
+/// taking a contiguous chunk of its steps of kU·32/W nonzeros, and their sums
+/// meet in shared memory in the order of the warps (deterministic).
+template <int K, int W, class T, class I>
 __global__ void __launch_bounds__(kSpmmBlock)
     row_split_narrow(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
                      const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
                      T alpha, T beta, Strided<T> C) {
+  static_assert(kWarpsPerBlock % K == 0, "a block holds whole rows");
   constexpr int kSlots = kWarp / W;
+  constexpr int kU = 4;  // nonzeros per lane and step
+  const int warp = static_cast<int>(threadIdx.x / kWarp);
   const int lane = threadIdx.x % kWarp;
   const int slot = lane / W;
   const int j = lane % W;
   const bool active = j < n;
-  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
-  if (row >= m) return;  // the whole warp leaves together
-  const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
-  // Accumulate this slot's share of the row.
-  // Batches of kU nonzeros per lane, all loads of a batch issued before its
-  // first product (the last batch predicated).
-  constexpr int kU = 4;
-  const ColumnB<T> bj(B, active ? j : 0);
-  T acc = 0;
-  if (active) {
-    for (std::int64_t k = begin + slot; k < end; k += kU * kSlots) {
-      I c[kU];
-      T v[kU];
-#pragma unroll
-      for (int u = 0; u < kU; ++u) {
-        const bool in = k + u * kSlots < end;
-        c[u] = in ? load(col + k + u * kSlots) : I{0};
-        v[u] = in ? load(val + k + u * kSlots) : T{0};
-      }
-      T b[kU];
-#pragma unroll
-      for (int u = 0; u < kU; ++u)
-        b[u] = k + u * kSlots < end ? bj(c[u]) : T{0};
-#pragma unroll
-      for (int u = 0; u < kU; ++u)
-        if (k + u * kSlots < end) acc += v[u] * b[u];
-    }
+  const int part = warp % K;
+  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock / K} + warp / K;
+  if constexpr (K == 1) {
+    if (row >= m) return;  // the whole warp leaves together
   }
-  // Reduce across slots (lanes j, j + W, j + 2W, ... hold the same column).
-  acc = across_groups_sum<W>(acc);
+  T acc = 0;
+  if (row < m) {  // warp-uniform
+    std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
+    if constexpr (K > 1) {
+      constexpr std::int64_t kStep = kU * kSlots;
+      const std::int64_t chunk = ((end - begin + kStep - 1) / kStep + K - 1) / K * kStep;
+      begin = min(end, begin + part * chunk);
+      end = min(end, begin + chunk);
+    }
+    // Accumulate this slot's share of the row: steps of kU nonzeros per
+    // lane, all loads of a step issued before its first product (the last
+    // step predicated).
+    const ColumnB<T> bj(B, active ? j : 0);
+    if (active) {
+      for (std::int64_t k = begin + slot; k < end; k += kU * kSlots) {
+        I c[kU];
+        T v[kU];
+#pragma unroll
+        for (int u = 0; u < kU; ++u) {
+          const bool in = k + u * kSlots < end;
+          c[u] = in ? load(col + k + u * kSlots) : I{0};
+          v[u] = in ? load(val + k + u * kSlots) : T{0};
+        }
+        T b[kU];
+#pragma unroll
+        for (int u = 0; u < kU; ++u)
+          b[u] = k + u * kSlots < end ? bj(c[u]) : T{0};
+#pragma unroll
+        for (int u = 0; u < kU; ++u)
+          if (k + u * kSlots < end) acc += v[u] * b[u];
+      }
+    }
+    // Reduce across slots (lanes j, j + W, j + 2W, ... hold the same column).
+    acc = across_groups_sum<W>(acc);
+  }
+  if constexpr (K > 1) {
+    __shared__ T partial[kWarpsPerBlock][kWarp];
+    if (part != 0) partial[warp][lane] = acc;
+    __syncthreads();
+    if (part != 0 || row >= m) return;
+#pragma unroll
+    for (int p = 1; p < K; ++p)
+      acc += partial[warp + p][lane];
+  }
   if (slot == 0 && active) store_c(C, row, j, alpha, acc, beta);
 }
 
@@ -787,15 +812,13 @@ int rows_per_warp(std::int64_t rows, std::int64_t nnz) {
   return r;
 }
 
-/// Warps of row_parts_tile32<K> the GPU holds at once, for this device's
-/// SMs (the occupancy per SM is the same on every device of one
-/// architecture, so it is asked once).
-template <int K, int VEC, int NV, class T, class I>
-std::int64_t parts_resident() {
-  static const std::int64_t per_sm = [] {
-    const void* kernel = reinterpret_cast<const void*>(&row_parts_tile32<K, VEC, NV, T, I>);
-    return resident_warps(kernel, kSpmmBlock, "row_parts_tile32") / sm_count();
-  }();
+/// Warps of `kernel` (launched in blocks of kSpmmBlock) the GPU holds at
+/// once, for this device's SMs (the occupancy per SM is the same on every
+/// device of one architecture, so it is asked once per kernel).
+template <auto kernel>
+std::int64_t kernel_resident() {
+  static const std::int64_t per_sm =
+      resident_warps(reinterpret_cast<const void*>(kernel), kSpmmBlock, "row split") / sm_count();
   return per_sm * sm_count();
 }
 
@@ -804,10 +827,20 @@ std::int64_t parts_resident() {
 /// warps fit the GPU at once, where they decide.
 template <int VEC, int NV, class T, class I>
 int row_parts(const Csr<T, I>& A, std::int64_t tiles) {
-  const std::int64_t resident2 = parts_resident<2, VEC, NV, T, I>();
+  const std::int64_t resident2 = kernel_resident<row_parts_tile32<2, VEC, NV, T, I>>();
   if (A.rows() * tiles * 2 > resident2 || A.nnz() == 0) return 1;
-  return row_split_parts(A.rows(), tiles, csr_row_stats(A).max_len, resident2,
-                         parts_resident<4, VEC, NV, T, I>());
+  return row_split_parts(A.rows(), tiles, csr_row_stats(A).max_len, kWarp, resident2,
+                         kernel_resident<row_parts_tile32<4, VEC, NV, T, I>>());
+}
+
+/// Warps per row for row split at n ≤ 16 (row_split_parts with steps of
+/// 4·32/W nonzeros, the narrow kernel's): as row_parts.
+template <int W, class T, class I>
+int narrow_parts(const Csr<T, I>& A) {
+  const std::int64_t resident2 = kernel_resident<row_split_narrow<2, W, T, I>>();
+  if (A.rows() * 2 > resident2 || A.nnz() == 0) return 1;
+  return row_split_parts(A.rows(), 1, csr_row_stats(A).max_len, 4 * kWarp / W, resident2,
+                         kernel_resident<row_split_narrow<4, W, T, I>>());
 }
 
 template <int VEC, int NV, class T, class I>
@@ -852,9 +885,19 @@ void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, S
     with_lane_tile<T>(
         B, C, n, [&]<int VEC, int NV>() { launch_tile32<VEC, NV>(alpha, A, B, beta, C, n, ctx); });
   } else {
-    const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock));
-    row_split_narrow<W, T, I><<<blocks, kSpmmBlock, 0, ctx.stream>>>(
-        A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta, C);
+    const int parts = narrow_parts<W>(A);
+    const auto go = [&]<int K>() {
+      const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock / K));
+      row_split_narrow<K, W, T, I><<<blocks, kSpmmBlock, 0, ctx.stream>>>(
+          A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta,
+          C);
+    };
+    if (parts == 4)
+      go.template operator()<4>();
+    else if (parts == 2)
+      go.template operator()<2>();
+    else
+      go.template operator()<1>();
     check_launch("row_split_narrow");
   }
 }
