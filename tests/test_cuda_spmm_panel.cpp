@@ -510,30 +510,36 @@ TEST(CudaSpmmPanelRule, WorthItOnHandmadeStatistics) {
 /// Host-side.
 TEST(CudaSpmmPanelRule, RowSplitPartsOnHandmadeStatistics) {
 #if SPX_HAVE_CUDA
-  EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 32, 4752, 4752), 4);  // bp_1600
-  EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 32, 3168, 3168), 2);  // bp_1600, K = 4 a second wave
-  EXPECT_EQ(cuda::row_split_parts(66, 1, 66, 32, 3168, 3168), 4);    // bcsstk02: 3 batches
-  EXPECT_EQ(cuda::row_split_parts(1651, 1, 62, 32, 3696, 3696), 2);  // fidapex6: 2 batches
-  EXPECT_EQ(cuda::row_split_parts(1651, 1, 62, 32, 3168, 3168), 1);
-  EXPECT_EQ(cuda::row_split_parts(2003, 1, 95, 32, 3168, 3168), 1);  // bcsstk13, f64 n = 128
-  EXPECT_EQ(cuda::row_split_parts(4800, 1, 33, 32, 6336, 6336), 1);  // mhd4800a
-  EXPECT_EQ(cuda::row_split_parts(989, 1, 12, 32, 6336, 6336), 1);   // west0989: one batch
-  EXPECT_EQ(cuda::row_split_parts(10, 1, 32, 32, 6336, 6336), 1);    // 32 entries: one batch
-  EXPECT_EQ(cuda::row_split_parts(10, 1, 33, 32, 6336, 6336), 2);
-  EXPECT_EQ(cuda::row_split_parts(10, 1, 65, 32, 6336, 6336), 4);
-  EXPECT_EQ(cuda::row_split_parts(10, 1, std::int64_t{1} << 25, 32, 6336, 6336), 4);
-  EXPECT_EQ(cuda::row_split_parts(500, 4, 1000, 32, 6336, 6336), 2);  // column tiles count as warps
-  EXPECT_EQ(cuda::row_split_parts(0, 1, 0, 32, 6336, 6336), 1);
+  EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 32, 2, 4752, 4752), 4);  // bp_1600
+  EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 32, 2, 3168, 3168),
+            2);  // bp_1600, K = 4 a second wave
+  EXPECT_EQ(cuda::row_split_parts(66, 1, 66, 32, 2, 3168, 3168), 4);    // bcsstk02: 3 batches
+  EXPECT_EQ(cuda::row_split_parts(1651, 1, 62, 32, 2, 3696, 3696), 2);  // fidapex6: 2 batches
+  EXPECT_EQ(cuda::row_split_parts(1651, 1, 62, 32, 2, 3168, 3168), 1);
+  EXPECT_EQ(cuda::row_split_parts(2003, 1, 95, 32, 2, 3168, 3168), 1);  // bcsstk13, f64 n = 128
+  EXPECT_EQ(cuda::row_split_parts(4800, 1, 33, 32, 2, 6336, 6336), 1);  // mhd4800a
+  EXPECT_EQ(cuda::row_split_parts(989, 1, 12, 32, 2, 6336, 6336), 1);   // west0989: one batch
+  EXPECT_EQ(cuda::row_split_parts(10, 1, 32, 2, 32, 6336, 6336), 1);    // 32 entries: one batch
+  EXPECT_EQ(cuda::row_split_parts(10, 1, 33, 32, 2, 6336, 6336), 2);
+  EXPECT_EQ(cuda::row_split_parts(10, 1, 65, 32, 2, 6336, 6336), 4);
+  EXPECT_EQ(cuda::row_split_parts(10, 1, std::int64_t{1} << 25, 32, 2, 6336, 6336), 4);
+  EXPECT_EQ(cuda::row_split_parts(500, 4, 1000, 32, 2, 6336, 6336),
+            2);  // column tiles count as warps
+  EXPECT_EQ(cuda::row_split_parts(0, 1, 0, 32, 2, 6336, 6336), 1);
   // Each K against its own kernel's resident warps.
-  EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 32, 3696, 3168), 2);
-  EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 32, 3168, 3696), 4);
-  EXPECT_EQ(cuda::row_split_parts(1651, 1, 62, 32, 3168, 9999),
+  EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 32, 2, 3696, 3168), 2);
+  EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 32, 2, 3168, 3696), 4);
+  EXPECT_EQ(cuda::row_split_parts(1651, 1, 62, 32, 2, 3168, 9999),
             1);  // 2 batches: K = 4 not considered
-  // n <= 16: steps of 4 * 32 / W nonzeros (W = 8 at n = 8: 16 a step).
-  EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 16, 8448, 8448), 4);  // bp_1600, n = 8
-  EXPECT_EQ(cuda::row_split_parts(989, 1, 12, 16, 8448, 8448), 1);   // west0989: one step
-  EXPECT_EQ(cuda::row_split_parts(100, 1, 20, 16, 8448, 8448), 2);
-  EXPECT_EQ(cuda::row_split_parts(100, 1, 300, 128, 8448, 8448), 4);  // W = 1
+  // n <= 16: steps of 4 * 32 / W nonzeros (W = 8 at n = 8: 16 a step), at
+  // least 4 of them.
+  EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 16, 4, 8448, 8448), 4);   // bp_1600, n = 8
+  EXPECT_EQ(cuda::row_split_parts(989, 1, 12, 16, 4, 8448, 8448), 1);    // west0989: one step
+  EXPECT_EQ(cuda::row_split_parts(100, 1, 48, 16, 4, 8448, 8448), 1);    // 3 steps
+  EXPECT_EQ(cuda::row_split_parts(100, 1, 49, 16, 4, 8448, 8448), 4);    // 4 steps
+  EXPECT_EQ(cuda::row_split_parts(3000, 1, 49, 16, 4, 8448, 8448), 2);   // K = 4 a second wave
+  EXPECT_EQ(cuda::row_split_parts(100, 1, 300, 128, 4, 8448, 8448), 1);  // W = 1: 3 steps
+  EXPECT_EQ(cuda::row_split_parts(100, 1, 513, 128, 4, 8448, 8448), 4);
 #else
   GTEST_SKIP() << "CUDA backend not compiled";
 #endif

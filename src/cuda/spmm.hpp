@@ -189,19 +189,27 @@ inline bool panel_worth_it(double ratio, double mean_row, bool few_warps) {
 /// of W lanes), and meet in shared memory. For matrices too small to fill
 /// the GPU the product is latency bound: its time is about the longest
 /// row's chain of dependent steps, and K warps cut that chain K times at no
-/// cost in waves. So K is the smallest power of two ≥ the longest row's
-/// steps, at most 4, while rows × tiles × K warps fit the warps of the
-/// K-warp kernel the GPU holds at once (`resident2`, `resident4`); 1 for
-/// rows of one step. H100, session 14 (bench/results/spmm-parts-*-s14-*),
-/// n > 16: on the real matrices of up to ~2000 rows and rows longer than 32
-/// (bp_1600, ex2, usair97, bcsstk02, fs_183_3) K = 4 ran 1.2-2.3× faster
-/// than one warp a row, fidapex6 (1651 rows, longest 62) 1.1-1.2× with
-/// K = 2; where K warps a row would overflow a wave (mhd4800a, 4800 rows of
-/// up to 33: 1.3× slower; bcsstk13 at n = 128 in f64: 1.1× slower) or rows
-/// fit one step (west0989, cell1, crack) they did not pay.
+/// cost in waves. So, when the longest row has at least `min_steps` steps,
+/// K is the smallest power of two ≥ its steps, at most 4, while rows × tiles
+/// × K warps fit the warps of the K-warp kernel the GPU holds at once
+/// (`resident2`, `resident4`); else 1. H100, session 14
+/// (bench/results/spmm-parts-*-s14-*, spmm-narrow-*-s14-*), on small real
+/// matrices:
+///  - n > 16 (min_steps 2): where rows are longer than 32 (bp_1600, ex2,
+///    usair97, bcsstk02, fs_183_3) K = 4 ran 1.2-2.3× faster than one warp
+///    a row, fidapex6 (1651 rows, longest 62) 1.1-1.2× with K = 2; where K
+///    warps a row would overflow a wave (mhd4800a, 4800 rows of up to 33:
+///    1.3× slower; bcsstk13 at n = 128 in f64: 1.1× slower) or rows fit one
+///    step (west0989, cell1, crack) they did not pay;
+///  - n ≤ 16 (min_steps 4): K = 4 ran 1.04-2.8× faster where the longest row
+///    had 4 or more steps (bp_1600 at n = 8: 27.6 → 10.3 µs in f64), but
+///    0.89-1.28× at 3 steps (f32 the losses, f64 the gains) and 0.85-1.10×
+///    with K = 2 at 2 steps.
 inline int row_split_parts(std::int64_t rows, std::int64_t tiles, std::int64_t max_len,
-                           std::int64_t step, std::int64_t resident2, std::int64_t resident4) {
+                           std::int64_t step, std::int64_t min_steps, std::int64_t resident2,
+                           std::int64_t resident4) {
   const std::int64_t steps = (max_len + step - 1) / step;
+  if (steps < min_steps) return 1;
   if (steps >= 3 && rows * tiles * 4 <= resident4) return 4;
   if (steps >= 2 && rows * tiles * 2 <= resident2) return 2;
   return 1;

@@ -829,17 +829,17 @@ template <int VEC, int NV, class T, class I>
 int row_parts(const Csr<T, I>& A, std::int64_t tiles) {
   const std::int64_t resident2 = kernel_resident<row_parts_tile32<2, VEC, NV, T, I>>();
   if (A.rows() * tiles * 2 > resident2 || A.nnz() == 0) return 1;
-  return row_split_parts(A.rows(), tiles, csr_row_stats(A).max_len, kWarp, resident2,
+  return row_split_parts(A.rows(), tiles, csr_row_stats(A).max_len, kWarp, 2, resident2,
                          kernel_resident<row_parts_tile32<4, VEC, NV, T, I>>());
 }
 
 /// Warps per row for row split at n ≤ 16 (row_split_parts with steps of
-/// 4·32/W nonzeros, the narrow kernel's): as row_parts.
+/// 4·32/W nonzeros, the narrow kernel's, from 4 of them): as row_parts.
 template <int W, class T, class I>
 int narrow_parts(const Csr<T, I>& A) {
   const std::int64_t resident2 = kernel_resident<row_split_narrow<2, W, T, I>>();
   if (A.rows() * 2 > resident2 || A.nnz() == 0) return 1;
-  return row_split_parts(A.rows(), 1, csr_row_stats(A).max_len, 4 * kWarp / W, resident2,
+  return row_split_parts(A.rows(), 1, csr_row_stats(A).max_len, 4 * kWarp / W, 4, resident2,
                          kernel_resident<row_split_narrow<4, W, T, I>>());
 }
 
