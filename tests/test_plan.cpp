@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "core/advisor_model.hpp"
 #include "reference/reference.hpp"
 #include "spx/advisor.hpp"
 #include "spx/convert.hpp"
@@ -203,6 +204,51 @@ TEST(Advisor, CpuRoadNetworkLeavesCsr) {
   const Advice a = advise(A, products(1000), host_options());
   EXPECT_NE(a.chosen().format, Format::Csr) << a.why;
   EXPECT_GT(a.stats.scatter, 0.9);
+}
+
+/// An n x n matrix with every entry stored (bcsstk02 is 66 x 66, dense).
+Csr<double, std::int32_t> dense_csr(std::int32_t n) {
+  std::vector<std::int32_t> ptr(static_cast<std::size_t>(n) + 1), col;
+  std::vector<double> val;
+  for (std::int32_t r = 0; r < n; ++r) {
+    for (std::int32_t c = 0; c < n; ++c) {
+      col.push_back(c);
+      val.push_back(1.0 + 0.01 * ((r + c) % 7));
+    }
+    ptr[static_cast<std::size_t>(r) + 1] = static_cast<std::int32_t>(col.size());
+  }
+  return Csr<double, std::int32_t>(n, n, Array<std::int32_t>(ptr), Array<std::int32_t>(col),
+                                   Array<double>(val));
+}
+
+TEST(Advisor, CpuFixedCostIsFittedNotTheSmallestTimes) {
+  // bcsstk02 (66 x 66, dense) in f64, held-out run: BCSR 0.84 us a product,
+  // DIA 1.71, CSR 1.90, the BCSR conversion 32 us. With the 10th percentile
+  // of the cache-resident times as the fixed cost (BCSR 1.64 us, DIA 2.89,
+  // CSR 0.90: the time of each kernel's smaller members, work included) the
+  // model predicted BCSR 1.87, DIA 3.99, CSR 1.60 and kept CSR at N = 1000
+  // (0.46 of the best); the fitted cost per call (ComputeCost::fixed_s,
+  // docs/advisor.md) predicts the products within a factor of 2 and picks
+  // BCSR.
+  const auto A = dense_csr(66);
+  const Advice a = advise(A, products(1000), host_options());
+  EXPECT_EQ(a.chosen().format, Format::Bcsr) << a.why;
+  for (const auto& [f, measured] :
+       {std::pair{Format::Bcsr, 0.84e-6}, {Format::Dia, 1.71e-6}, {Format::Csr, 1.90e-6}}) {
+    EXPECT_LT(product_of(a, f), 2.0 * measured) << to_string(f);
+    EXPECT_GT(product_of(a, f), 0.5 * measured) << to_string(f);
+  }
+  // A call that does no work costs about what the smallest member took
+  // (pivtol, 102 rows: 0.44-0.91 us, the atomic kernels aside; fitted 0.35-1.2
+  // us) and less than the 10th percentile it replaces.
+  for (const Candidate& c : a.candidates) {
+    if (c.algorithm == Algorithm::CpuAtomic) continue;
+    const detail::ComputeCost cc = detail::compute_cost(Backend::Cpu, c.format, c.algorithm);
+    ASSERT_TRUE(cc.found) << to_string(c.format);
+    EXPECT_LT(cc.fixed_s, 1.5e-6) << to_string(c.format);
+    EXPECT_LE(cc.fixed_s, detail::product_fixed_s(Backend::Cpu, c.format, c.algorithm))
+        << to_string(c.format);
+  }
 }
 
 TEST(Advisor, CudaModelAnswersWithoutADevice) {

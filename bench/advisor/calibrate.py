@@ -21,9 +21,9 @@ reference):
   model's reference product less its fixed cost, the unit the advisor
   multiplies c by;
 - compute costs per CPU (format, algorithm), from all its records (no
-  reference needed): time - fixed = b x bytes_moved / copy bandwidth
+  reference needed): time = fixed + b x bytes_moved / copy bandwidth
   + rows x row_s + entries x entry_s (entries: the nonzeros; BCSR's blocks),
-  b, row_s, entry_s >= 0, least squares of log(predicted / measured). Where
+  fixed, b, row_s, entry_s >= 0, least squares of log(predicted / measured). Where
   bytes_moved is (nearly) a linear function of rows and entries (CSR, COO,
   CSC, SYM_CSR, JAD) the f64 records cannot tell the bytes from the counts;
   for every kernel (those and any other), when dropping one side costs at
@@ -37,7 +37,12 @@ reference):
   of x new to the row and its previous row; from the run's matrix stats, or
   for runs that predate it from a CSV given with --stats, columns matrix and
   scatter, bench/profile/locality-stats.cpp); it is fitted with the others
-  and kept whichever side the rule above keeps.
+  and kept whichever side the rule above keeps. The fixed seconds per call of
+  a compute row are a fifth constant fitted with them (not kFixed's 10th
+  percentile, which is the time of the kernel's smaller members, variable
+  work included: 2.9 us for DIA where bcsstk02 took 1.7 in all); kFixed
+  stays for the bytes model (CUDA, the fallback) and the reference's
+  efficiency.
 Classes as src/core/advisor.cpp: skewed (longest row > 8 x mean + 64),
 regular (row-length std <= 0.5 x mean), irregular (the rest).
 
@@ -57,7 +62,8 @@ from collections import defaultdict
 # vectorizes: their per-entry work scales with the value width (src/cpu/*.cpp).
 ROW_VECTORIZED = {"ell", "sell", "sell_pack", "sell_lp", "hll", "hyb", "jad", "dia", "dia_lp",
                   "hdi", "sym_dia", "bcsr"}
-# A compute row needs at least this many records (three constants are fitted).
+# A compute row needs at least this many records (up to five constants are
+# fitted, usually three or four: one side of the bytes/entries rule).
 MIN_COMPUTE_RECORDS = 6
 # Dropping the bytes (or the entries) is taken when it costs at most this
 # fraction of the fit's rms log error.
@@ -198,18 +204,19 @@ def fit_log(t, t0, g):
 
 
 def fit_compute(fmt, recs):
-    """{bytes factor, seconds per row, seconds per entry, seconds per
-    scattered entry, rms} of one CPU kernel from (time, fixed, bytes_moved /
-    bandwidth, rows, entries, entries x scatter)."""
+    """[bytes factor, seconds per row, seconds per entry, seconds per
+    scattered entry, fixed seconds per call, rms] of one CPU kernel from
+    (time, bytes_moved / bandwidth, rows, entries, entries x scatter)."""
     t = [r[0] for r in recs]
-    t0 = [r[1] for r in recs]
-    g = [list(r[2:]) for r in recs]
+    t0 = [0.0] * len(recs)
+    g = [list(r[1:]) + [1.0] for r in recs]
     full, err = fit_log(t, t0, g)
-    # bytes + rows, or rows + entries; the scattered entries on either side
-    keep = (0, 1, 3) if fmt in ROW_VECTORIZED else (1, 2, 3)
+    # bytes + rows, or rows + entries; the scattered entries and the fixed
+    # cost on either side
+    keep = (0, 1, 3, 4) if fmt in ROW_VECTORIZED else (1, 2, 3, 4)
     part, perr = fit_log(t, t0, [[r[i] for i in keep] for r in g])
     if perr <= err * (1 + TIE):
-        full, err = [0.0] * 4, perr
+        full, err = [0.0] * 5, perr
         for i, v in zip(keep, part):
             full[i] = v
     return full + [err]
@@ -271,7 +278,7 @@ def table(runs, side):
                 conversions.append((b, f, s, dict(c, scatter=scatter_of(mats[r["matrix"]], side))
                                     if b == "cpu" else c, r, bw))
     fixed = {key: q(v, 0.1) for key, v in fixed_times.items()}
-    costs = {key: fit_compute(key[1], [(t, fixed.get(key, 0.0), b, m, e, x) for t, b, m, e, x in v])
+    costs = {key: fit_compute(key[1], v)
              for key, v in compute.items() if len(v) >= MIN_COMPUTE_RECORDS}
     # Conversions in reference products: the measured reference, or, where the
     # backend's CSR has a compute row (the CPU), the model's reference product
@@ -345,13 +352,14 @@ def table(runs, side):
     out.append("")
     out.append("// CPU kernels (compute model): {backend, format, algorithm, bytes factor")
     out.append("// (seconds per byte moved x copy bandwidth), seconds per row, seconds per")
-    out.append("// entry (nonzero; BCSR: block), seconds per entry x scatter, records, rms log")
-    out.append("// error of the fit}")
+    out.append("// entry (nonzero; BCSR: block), seconds per entry x scatter, fixed seconds per")
+    out.append("// call, records, rms log error of the fit}")
     out.append("constexpr ComputeRow kCompute[] = {")
     for key in sorted(costs):
         c = costs[key]
-        out.append('    {{{}, "{}", "{}", {:.3f}, {:.3g}, {:.3g}, {:.3g}, {}, {:.3f}}},'.format(
-            backend(key[0]), key[1], key[2], c[0], c[1], c[2], c[3], len(compute[key]), c[4]))
+        out.append('    {{{}, "{}", "{}", {:.3f}, {:.3g}, {:.3g}, {:.3g}, {:.3g}, {}, {:.3f}}},'
+                   .format(backend(key[0]), key[1], key[2], c[0], c[1], c[2], c[3], c[4],
+                           len(compute[key]), c[5]))
     out.append("};")
     out.append("// clang-format on")
     return "\n".join(out)

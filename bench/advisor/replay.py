@@ -11,7 +11,9 @@ in-sample estimate, not a measurement.
 
 The CPU compute model's scatter term reads each matrix's scatter from the
 run's statistics, or for runs that predate it from --stats CSV (columns
-matrix and scatter, bench/profile/locality-stats.cpp). --table INC replays
+matrix and scatter, bench/profile/locality-stats.cpp). A compute row's cost
+of a call is its own fitted one (kCompute's fifth constant), kFixed's for a
+table that predates it. --table INC replays
 another table than src/core/advisor_table.inc (bench/advisor/lofo.py).
 
 usage: replay.py [--stats CSV]... [--table INC] FILE.json...
@@ -49,9 +51,12 @@ def replay(inc, d, side, groups=None):
     rel = [(r[0], r[1], r[2], r[3], float(r[4]), int(r[5])) for r in rows(inc, "kRelative")]
     fixed = {(r[0], r[1], r[2]): float(r[3]) for r in rows(inc, "kFixed")}
     conv = {(r[0], r[1]): float(r[2]) for r in rows(inc, "kConversion")}
-    # {bytes factor, row_s, entry_s, scatter_s}; a table before the scatter term has 0
-    compute = {(r[0], r[1], r[2]): tuple(map(float, r[3:7])) if len(r) >= 9 else
-               tuple(map(float, r[3:6])) + (0.0,) for r in rows(inc, "kCompute")}
+    # (bytes factor, row_s, entry_s, scatter_s, fixed_s): a table before the
+    # scatter term has scatter_s 0, one before the fitted cost of a call
+    # fixed_s None (kFixed's then)
+    compute = {(r[0], r[1], r[2]): tuple(map(float, r[3:8])) if len(r) >= 10 else
+               tuple(map(float, r[3:7])) + (None,) if len(r) >= 9 else
+               tuple(map(float, r[3:6])) + (0.0, None) for r in rows(inc, "kCompute")}
     # The conversion's reference: CSR's compute row (the CPU has one CSR kernel).
     ref_compute = {k[0]: v for k, v in compute.items() if k[1] == "csr"}
 
@@ -102,7 +107,7 @@ def replay(inc, d, side, groups=None):
         ref_moved = csr[0]["bytes_moved"]
         sc = scatter_of(mats[m], side) if b in ref_compute else 0.0
         if b in ref_compute:
-            k, row_s, entry_s, scatter_s = ref_compute[b]
+            k, row_s, entry_s, scatter_s = ref_compute[b][:4]
             ref_var = k * ref_moved / bw + row_s * csr[0]["rows"] + \
                 (entry_s + scatter_s * sc) * csr[0]["nnz"]
         else:
@@ -122,6 +127,8 @@ def replay(inc, d, side, groups=None):
                 pt = fixed.get((b, r["format"], r["algorithm"]), 8e-6 if cuda else 2e-6)
                 cc = compute.get((b, r["format"], r["algorithm"]))
                 if cc:
+                    if cc[4] is not None:
+                        pt = cc[4]
                     pt += cc[0] * r["bytes_moved"] / bw + cc[1] * r["rows"] + \
                         (cc[2] + cc[3] * sc) * entries(r, mats[m])
                 else:

@@ -613,11 +613,12 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
       c.bytes = fp.bytes;
       c.bytes_moved = fp.bytes + dense;
       const double bw = adv.bandwidth_gbs * 1e9, moved = static_cast<double>(c.bytes_moved);
-      const double fixed = detail::product_fixed_s(backend, f, a);
       if (const detail::ComputeCost cc = detail::compute_cost(backend, f, a); cc.found) {
-        // The compute model (the CPU): costs per byte, row, entry and
-        // scattered entry (MatrixStats::scatter). No SpMM was measured on
-        // the CPU: an SpMM of n columns costs n SpMVs' work.
+        // The compute model (the CPU): a fitted cost per call, and costs per
+        // byte, row, entry and scattered entry (MatrixStats::scatter). No
+        // SpMM was measured on the CPU: an SpMM of n columns costs n SpMVs'
+        // work (one call).
+        const double fixed = cc.fixed_s;
         const double spmv_moved = static_cast<double>(fp.bytes + dense / n);
         const double variable = static_cast<double>(n) *
                                 cc.variable_s(spmv_moved, bw, static_cast<double>(A.rows()),
@@ -626,7 +627,7 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
         c.efficiency = variable > 0 ? moved / (variable * bw) : 0.0;
       } else {
         c.efficiency = detail::product_efficiency(backend, f, a, klass).efficiency;
-        c.product_s = fixed + moved / (c.efficiency * bw);
+        c.product_s = detail::product_fixed_s(backend, f, a) + moved / (c.efficiency * bw);
       }
       // The caller's format and the CSR (which the statistics needed) are there already.
       const bool kept = f == current || f == Format::Csr;

@@ -35,7 +35,7 @@ struct ConvRow {
 struct ComputeRow {
   Backend backend;
   std::string_view format, algorithm;
-  double bytes_factor, row_s, entry_s, scatter_s;
+  double bytes_factor, row_s, entry_s, scatter_s, fixed_s;
   int records;
   double rms_log_error;
 };
@@ -44,8 +44,8 @@ struct ComputeRow {
 
 /// Fewer records than this for a (kernel, class) and the fallback is used.
 constexpr int kMinRecords = 3;
-/// Fewer records than this and a kernel has no compute model (three constants
-/// are fitted; calibrate.py emits no row below it either).
+/// Fewer records than this and a kernel has no compute model (up to five
+/// constants are fitted; calibrate.py emits no row below it either).
 constexpr int kMinComputeRecords = 6;
 
 double median(std::vector<double> v) {
@@ -143,14 +143,14 @@ ComputeCost compute_cost(Backend b, Format f, Algorithm a) {
   const std::string_view fn = calibrated_name(b, f), an = to_string(a);
   for (const ComputeRow& r : kCompute)
     if (r.backend == b && r.format == fn && r.algorithm == an && r.records >= kMinComputeRecords)
-      return {r.bytes_factor, r.row_s, r.entry_s, r.scatter_s, true};
+      return {r.bytes_factor, r.row_s, r.entry_s, r.scatter_s, r.fixed_s, true};
   return {};
 }
 
 ComputeCost reference_compute(Backend b) {
   for (const ComputeRow& r : kCompute)
     if (r.backend == b && r.format == "csr" && r.records >= kMinComputeRecords)
-      return {r.bytes_factor, r.row_s, r.entry_s, r.scatter_s, true};
+      return {r.bytes_factor, r.row_s, r.entry_s, r.scatter_s, r.fixed_s, true};
   return {};
 }
 

@@ -32,12 +32,14 @@ double reference_efficiency(Backend b, Regularity c);
 /// records; else the kernel's median over the classes; else the median over
 /// the format's kernels in the class; else 1 for SYM_CSR (bytes-based), 0.5 for others.
 ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity c);
-/// Seconds of a call that moves nothing (launch, fork/join).
+/// Seconds of a call that moves nothing (launch, fork/join) in the bytes
+/// model: the 10th percentile of the kernel's cache-resident times. A kernel
+/// with a compute row uses the row's fitted ComputeCost::fixed_s instead.
 double product_fixed_s(Backend b, Format f, Algorithm a);
 
 /// The compute model of a kernel (docs/advisor.md, "Cost of one product"):
 /// where (backend, format, algorithm) has a row (the CPU kernels), one product
-/// costs t_fixed + bytes_factor × bytes_moved / bandwidth + rows × row_s +
+/// costs fixed_s + bytes_factor × bytes_moved / bandwidth + rows × row_s +
 /// entries × (entry_s + scatter_s × scatter), entries being the nonzeros
 /// (BCSR: its blocks) and scatter MatrixStats::scatter (the fraction of
 /// nonzeros on a line of x new to the row and its previous row), instead of
@@ -48,8 +50,11 @@ struct ComputeCost {
   double row_s = 0;         ///< seconds per row
   double entry_s = 0;       ///< seconds per entry
   double scatter_s = 0;     ///< seconds per entry × scatter
+  /// Seconds of a call, fitted with the other four (not product_fixed_s,
+  /// the 10th percentile of the times, which holds work on the CPU).
+  double fixed_s = 0;
   bool found = false;
-  /// The variable time (less t_fixed) of one SpMV.
+  /// The variable time (less fixed_s) of one SpMV.
   double variable_s(double bytes_moved, double bandwidth_bytes_s, double rows, double entries,
                     double scatter) const {
     return bytes_factor * bytes_moved / bandwidth_bytes_s + row_s * rows +
