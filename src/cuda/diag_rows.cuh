@@ -164,6 +164,20 @@ bool takes_shape(std::int64_t rows, std::int64_t ndiag) {
          (Shape::max_diagonals == 0 || ndiag <= Shape::max_diagonals);
 }
 
+/// The offsets of diagonals d0 .. d0 + kChunkN - 1 (a broadcast: every
+/// thread of a warp reads the same ones), has[u] = whether diagonal d0 + u
+/// exists (off[u] = 0 where not).
+template <int kChunkN, class I>
+__device__ __forceinline__ void chunk_offsets(const I* __restrict__ offsets, std::int64_t d0,
+                                              std::int64_t ndiag, std::int64_t (&off)[kChunkN],
+                                              bool (&has)[kChunkN]) {
+#pragma unroll
+  for (int u = 0; u < kChunkN; ++u) {
+    has[u] = d0 + u < ndiag;
+    off[u] = has[u] ? static_cast<std::int64_t>(__ldg(offsets + d0 + u)) : 0;
+  }
+}
+
 /// DIA only (every row has every diagonal): rows_kernel with kRows rows per
 /// thread, rows first + k·kBlock of a tile of kBlock·kRows rows (each load
 /// of a warp still covers consecutive rows), and kChunkN diagonals per chunk:
@@ -182,11 +196,7 @@ __global__ void __launch_bounds__(kBlock)
     // Phase 1: the chunk's offsets (a broadcast), once for the kRows rows.
     std::int64_t off[kChunkN];
     bool has[kChunkN];
-#pragma unroll
-    for (int u = 0; u < kChunkN; ++u) {
-      has[u] = d0 + u < ndiag;
-      off[u] = has[u] ? static_cast<std::int64_t>(__ldg(offsets + d0 + u)) : 0;
-    }
+    chunk_offsets(offsets, d0, ndiag, off, has);
     // Phase 2: independent loads, values kept in their stored type S.
     S a[kRows][kChunkN];
     T b[kRows][kChunkN];
@@ -267,11 +277,7 @@ __global__ void __launch_bounds__(kBlock)
     // Phase 1: the chunk's offsets (a broadcast).
     std::int64_t off[kChunkN];
     bool has[kChunkN];
-#pragma unroll
-    for (int u = 0; u < kChunkN; ++u) {
-      has[u] = d0 + u < ndiag;
-      off[u] = has[u] ? static_cast<std::int64_t>(__ldg(offsets + d0 + u)) : 0;
-    }
+    chunk_offsets(offsets, d0, ndiag, off, has);
     // Phase 2: a pair of values and two x entries per diagonal (zeros
     // outside the matrix, where x is not read).
     float a[kChunkN][2];
