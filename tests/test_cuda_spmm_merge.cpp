@@ -1,7 +1,7 @@
 // The merge-based CSR SpMM on CUDA (src/cuda/spmm_csr.cu) on matrices that
 // stress its carry-out fix-up, and row split on the same matrices (few rows
-// and long ones: for n > 16 several warps per row meet in shared memory,
-// row_split_parts): a few rows of 10^4..10^5 nonzeros (runs of
+// and long ones: 2 or 4 warps per row meet in shared memory, at every
+// width; cuda::row_split_parts): a few rows of 10^4..10^5 nonzeros (runs of
 // thousands of units) among short rows, rows whose runs sit just below and
 // above the fix-up's short/long boundary (32 units), leading and trailing
 // empty rows and runs of them, rows ending exactly at unit ends followed by

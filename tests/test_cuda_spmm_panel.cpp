@@ -504,10 +504,10 @@ TEST(CudaSpmmPanelRule, WorthItOnHandmadeStatistics) {
 #endif
 }
 
-/// Row split's warps per row for n > 16 (cuda::row_split_parts, session
-/// 14) on the statistics of the real matrices it was measured on (H100
-/// resident warps of the kernel: 3168-6336 by precision and width).
-/// Host-side.
+/// Row split's warps per row (cuda::row_split_parts, session 14; n > 16:
+/// steps of 32 nonzeros, from 2 of them; n <= 16: of 4·32/W, from 4) on the statistics of the real
+/// matrices it was measured on (H100 resident warps of the kernel: 3168-6336 by precision and
+/// width). Host-side.
 TEST(CudaSpmmPanelRule, RowSplitPartsOnHandmadeStatistics) {
 #if SPX_HAVE_CUDA
   EXPECT_EQ(cuda::row_split_parts(822, 1, 304, 32, 2, 4752, 4752), 4);  // bp_1600
@@ -519,7 +519,7 @@ TEST(CudaSpmmPanelRule, RowSplitPartsOnHandmadeStatistics) {
   EXPECT_EQ(cuda::row_split_parts(2003, 1, 95, 32, 2, 3168, 3168), 1);  // bcsstk13, f64 n = 128
   EXPECT_EQ(cuda::row_split_parts(4800, 1, 33, 32, 2, 6336, 6336), 1);  // mhd4800a
   EXPECT_EQ(cuda::row_split_parts(989, 1, 12, 32, 2, 6336, 6336), 1);   // west0989: one batch
-  EXPECT_EQ(cuda::row_split_parts(10, 1, 32, 2, 32, 6336, 6336), 1);    // 32 entries: one batch
+  EXPECT_EQ(cuda::row_split_parts(10, 1, 32, 32, 2, 6336, 6336), 1);    // 32 entries: one batch
   EXPECT_EQ(cuda::row_split_parts(10, 1, 33, 32, 2, 6336, 6336), 2);
   EXPECT_EQ(cuda::row_split_parts(10, 1, 65, 32, 2, 6336, 6336), 4);
   EXPECT_EQ(cuda::row_split_parts(10, 1, std::int64_t{1} << 25, 32, 2, 6336, 6336), 4);

@@ -554,6 +554,10 @@ TEST(Plan, TuningMeasuresCandidatesAndRecordsItsCost) {
   EXPECT_GE(measured, 1);
   EXPECT_LE(measured, 3);
   EXPECT_TRUE(r.advice.chosen().measured);
+  // The plan keeps the measured candidate of least product time (the
+  // measured candidates' conversions are paid by then).
+  for (const Candidate& c : r.advice.candidates)
+    if (c.measured) EXPECT_LE(r.advice.chosen().measured_s, c.measured_s) << to_string(c.format);
   // Below tune_min_products the plan does not tune, nor where measuring
   // would cost more than the budget allows.
   EXPECT_FALSE((Plan<double, std::int32_t>(A, products(10), po).report().tuned));

@@ -3,7 +3,8 @@
 // values[d * rows + i]. The kernel is the shared diagonal row kernel
 // (diag_rows.cuh) with the DIA layout: every row walks all diagonals with
 // independent loads, skipping the positions outside the matrix, one or
-// several rows per thread by value type (DiaShape). DIA-LP: the same kernel
+// several rows per thread by value type (DiaShape), float values in pairs
+// of adjacent rows (dia_pairs_kernel, takes_pairs). DIA-LP: the same kernel
 // over its reduced-precision values (float for f64, bfloat16 for f32), each
 // widened to T in a register: about half the bytes per stored value for f64.
 #include <cstdint>

@@ -242,7 +242,8 @@ __global__ void __launch_bounds__(kBlock)
 ///    four: 0.89-1.04x).
 /// With float values and an even number of rows dia_pairs_kernel comes
 /// first (takes_pairs, session 14), so the float shapes above serve the
-/// rest: an odd number of rows, DIA-LP f64 with fewer than 16 diagonals.
+/// rest: an odd number of rows, values not 8-byte aligned (a view into the
+/// caller's memory), DIA-LP f64 with fewer than 16 diagonals.
 template <class S, class T>
 struct DiaShape {
   static constexpr int rows = 1, chunk = kChunk, max_diagonals = 0;

@@ -22,6 +22,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <mutex>
+#include <vector>
 
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
@@ -170,6 +172,10 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
     close_row();
 }
 
+/// Nonzeros a lane of row_split_narrow loads per step (a warp's step:
+/// kNarrowUnroll·32/W nonzeros, which narrow_parts counts too).
+constexpr int kNarrowUnroll = 4;
+
 /// n ≤ 16: warp per row, split into 32/W slots of W lanes; slot s takes the
 /// row's nonzeros s, s + 32/W, ...; lane (s, j) accumulates column j; the
 /// slots are then summed with xor shuffles. With K > 1 (matrices too small
@@ -183,7 +189,7 @@ __global__ void __launch_bounds__(kSpmmBlock)
                      T alpha, T beta, Strided<T> C) {
   static_assert(kWarpsPerBlock % K == 0, "a block holds whole rows");
   constexpr int kSlots = kWarp / W;
-  constexpr int kU = 4;  // nonzeros per lane and step
+  constexpr int kU = kNarrowUnroll;  // nonzeros per lane and step
   const int warp = static_cast<int>(threadIdx.x / kWarp);
   const int lane = threadIdx.x % kWarp;
   const int slot = lane / W;
@@ -734,14 +740,6 @@ void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strid
   check_launch("merge_fixup");
 }
 
-/// Row groups for n > 16: rows with a mean of at most kRowBlockMean
-/// nonzeros go to row_block_tile32 in groups of R rows, R the largest power
-/// of two ≤ 16 with R·mean ≤ kRowBlockNnz / 2; longer rows to
-/// row_split_tile32, a warp per row. From the H100 at n = 64 (f64): groups
-/// of ~64-128 nonzeros were 10-48% faster than a warp per row on the 2-D/3-D
-/// stencils with 5-9 nonzeros per row and the 8-band matrix, about equal on
-/// the random matrix of 10 per row, and 16-21% slower on the 27-point stencil
-/// and FEM b = 6 (26 and 54 per row).
 /// n > 16, matrices too small to fill the GPU: K (2 or 4) warps of a block
 /// per (row, column tile). Warp p of a row takes the p-th contiguous chunk
 /// of the row's batches of 32 nonzeros; the partial sums meet in shared
@@ -794,6 +792,14 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)
   }
 }
 
+/// Row groups for n > 16: rows with a mean of at most kRowBlockMean
+/// nonzeros go to row_block_tile32 in groups of R rows, R the largest power
+/// of two ≤ 16 with R·mean ≤ kRowBlockNnz / 2; longer rows to
+/// row_split_tile32, a warp per row. From the H100 at n = 64 (f64): groups
+/// of ~64-128 nonzeros were 10-48% faster than a warp per row on the 2-D/3-D
+/// stencils with 5-9 nonzeros per row and the 8-band matrix, about equal on
+/// the random matrix of 10 per row, and 16-21% slower on the 27-point stencil
+/// and FEM b = 6 (26 and 54 per row).
 constexpr double kRowBlockMean = 20;
 constexpr double kRowBlockNnz = 128;
 
@@ -812,14 +818,21 @@ int rows_per_warp(std::int64_t rows, std::int64_t nnz) {
   return r;
 }
 
-/// Warps of `kernel` (launched in blocks of kSpmmBlock) the GPU holds at
-/// once, for this device's SMs (the occupancy per SM is the same on every
-/// device of one architecture, so it is asked once per kernel).
+/// Warps of `kernel` (launched in blocks of kSpmmBlock) the current GPU
+/// holds at once, asked once per kernel and device (a process may hold GPUs
+/// of different architectures).
 template <auto kernel>
 std::int64_t kernel_resident() {
-  static const std::int64_t per_sm =
-      resident_warps(reinterpret_cast<const void*>(kernel), kSpmmBlock, "row split") / sm_count();
-  return per_sm * sm_count();
+  static std::mutex mutex;
+  static std::vector<std::int64_t> per_device;
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  const auto d = static_cast<std::size_t>(device);
+  const std::lock_guard lock(mutex);
+  if (per_device.size() <= d) per_device.resize(d + 1, 0);
+  if (per_device[d] == 0)
+    per_device[d] = resident_warps(reinterpret_cast<const void*>(kernel), kSpmmBlock, "row split");
+  return per_device[d];
 }
 
 /// Warps per row for row split at n > 16 (row_split_parts, spmm.hpp): the
@@ -839,8 +852,8 @@ template <int W, class T, class I>
 int narrow_parts(const Csr<T, I>& A) {
   const std::int64_t resident2 = kernel_resident<row_split_narrow<2, W, T, I>>();
   if (A.rows() * 2 > resident2 || A.nnz() == 0) return 1;
-  return row_split_parts(A.rows(), 1, csr_row_stats(A).max_len, 4 * kWarp / W, 4, resident2,
-                         kernel_resident<row_split_narrow<4, W, T, I>>());
+  return row_split_parts(A.rows(), 1, csr_row_stats(A).max_len, kNarrowUnroll * kWarp / W, 4,
+                         resident2, kernel_resident<row_split_narrow<4, W, T, I>>());
 }
 
 template <int VEC, int NV, class T, class I>
