@@ -30,7 +30,10 @@ struct PlanOptions {
   /// formats' conversions) is predicted to cost at most tune_budget × the
   /// pick's total (advisor.hpp, tuning_candidates). After measuring, the plan
   /// keeps the candidate of least measured product time: every measured
-  /// candidate's conversion is paid by then.
+  /// candidate's conversion is paid by then. While tuning, the converted
+  /// copies of the measured formats exist at once (each within the memory
+  /// limit of the workload, together up to tune_candidates copies); the
+  /// plan keeps only its pick's.
   int tune_candidates = 3;
   double tune_within = 1.5;
   double tune_budget = 0.05;
