@@ -251,6 +251,70 @@ TEST(Advisor, CpuFixedCostIsFittedNotTheSmallestTimes) {
   }
 }
 
+/// An n x n tridiagonal matrix (3n - 2 nonzeros), symmetric.
+Csr<double, std::int32_t> tridiagonal_csr(std::int32_t n) {
+  std::vector<std::int32_t> ptr(static_cast<std::size_t>(n) + 1), col;
+  std::vector<double> val;
+  for (std::int32_t r = 0; r < n; ++r) {
+    for (std::int32_t c = std::max(0, r - 1); c <= std::min(n - 1, r + 1); ++c) {
+      col.push_back(c);
+      val.push_back(c == r ? 4.0 : -1.0);
+    }
+    ptr[static_cast<std::size_t>(r) + 1] = static_cast<std::int32_t>(col.size());
+  }
+  return Csr<double, std::int32_t>(n, n, Array<std::int32_t>(ptr), Array<std::int32_t>(col),
+                                   Array<double>(val));
+}
+
+TEST(Advisor, CpuSerialPathFollowsEachKernelsWork) {
+  // threads_for (src/cpu/common.hpp) gives a kernel one thread below two
+  // grains of 4096 units, each kernel counting its own units
+  // (detail::cpu_thread_work). On a 2500 x 2500 tridiagonal matrix (7498
+  // nonzeros) CSR's merge path (rows + nonzeros: 9998) and SYM_DIA (2 x rows
+  // x 2 diagonals: 10000) run on two threads, COO (nonzeros: 7498), DIA (rows
+  // x 3 diagonals: 7500) and SYM_CSR (stored entries + rows: 4999 + 2500) on
+  // one; the model adds serial_s per entry to those only.
+  EXPECT_TRUE(detail::cpu_runs_serial(8191));
+  EXPECT_FALSE(detail::cpu_runs_serial(8192));
+  const std::int64_t m = 2500, nnz = 3 * m - 2;
+  EXPECT_EQ(detail::cpu_thread_work(Format::Csr, m, nnz, 0), 9998);
+  EXPECT_EQ(detail::cpu_thread_work(Format::Coo, m, nnz, 0), 7498);
+  EXPECT_EQ(detail::cpu_thread_work(Format::Dia, m, nnz, 3 * m), 7500);
+  EXPECT_EQ(detail::cpu_thread_work(Format::SymDia, m, nnz, 2 * m), 10000);
+  EXPECT_EQ(detail::cpu_thread_work(Format::SymCsr, m, nnz, 4999), 7499);
+  EXPECT_EQ(detail::cpu_thread_work(Format::Bcsr, m, nnz, 1250 * 4), 5000);
+  EXPECT_EQ(detail::cpu_thread_work(Format::Dia, m, 0, 0), m);  // no diagonal: max(nd, 1)
+
+  const auto A = tridiagonal_csr(static_cast<std::int32_t>(m));
+  AdvisorOptions o = host_options();
+  o.all_csr_kernels = true;
+  const Advice a = advise(A, products(1), o);
+  const double bw = o.bandwidth_gbs * 1e9;
+  int serial_seen = 0, parallel_seen = 0;
+  for (const Candidate& c : a.candidates) {
+    const detail::ComputeCost cc = detail::compute_cost(Backend::Cpu, c.format, c.algorithm);
+    if (!c.feasible || !cc.found || c.format == Format::Bcsr) continue;  // BCSR: blocks
+    const bool serial = c.format == Format::Coo || c.format == Format::Dia ||
+                        c.format == Format::SymCsr || c.format == Format::Csc;
+    const bool parallel = c.format == Format::Csr || c.format == Format::SymDia;
+    if (!serial && !parallel) continue;
+    const auto moved = static_cast<double>(c.bytes_moved);
+    const double want =
+        cc.fixed_s + cc.variable_s(moved, bw, static_cast<double>(m), static_cast<double>(nnz),
+                                   a.stats.scatter, serial);
+    EXPECT_NEAR(c.product_s, want, 1e-12 * want + 1e-15) << to_string(c.format);
+    if (serial && cc.serial_s > 0) {
+      EXPECT_GT(c.product_s,
+                cc.fixed_s + cc.variable_s(moved, bw, static_cast<double>(m),
+                                           static_cast<double>(nnz), a.stats.scatter, false))
+          << to_string(c.format);
+    }
+    (serial ? serial_seen : parallel_seen) += 1;
+  }
+  EXPECT_GE(serial_seen, 4);  // COO's three kernels, DIA, CSC's, SYM_CSR
+  EXPECT_GE(parallel_seen, 2);
+}
+
 TEST(Advisor, CudaModelAnswersWithoutADevice) {
   // The model needs no GPU (only the kernels registered in the build): the
   // CUDA answers can be checked here; a CPU-only build has no CUDA kernel.

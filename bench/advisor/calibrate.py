@@ -43,6 +43,12 @@ reference):
   work included: 2.9 us for DIA where bcsstk02 took 1.7 in all); kFixed
   stays for the bytes model (CUDA, the fallback) and the reference's
   efficiency.
+  A sixth, serial_s x entries x serial, is the cost per entry of a product
+  on one thread: serial is 1 where the kernel's own count of work
+  (thread_work, as threads_for sees it; detail::cpu_thread_work in
+  src/core/advisor_model.cpp) is below two grains of 4096, where threads_for
+  (src/cpu/common.hpp) gives one thread; fitted with the others and kept on
+  either side of the rule above. The conversions' reference leaves it out.
 Classes as src/core/advisor.cpp: skewed (longest row > 8 x mean + 64),
 regular (row-length std <= 0.5 x mean), irregular (the rest).
 
@@ -62,8 +68,8 @@ from collections import defaultdict
 # vectorizes: their per-entry work scales with the value width (src/cpu/*.cpp).
 ROW_VECTORIZED = {"ell", "sell", "sell_pack", "sell_lp", "hll", "hyb", "jad", "dia", "dia_lp",
                   "hdi", "sym_dia", "bcsr"}
-# A compute row needs at least this many records (up to five constants are
-# fitted, usually three or four: one side of the bytes/entries rule).
+# A compute row needs at least this many records (up to six constants are
+# fitted, usually four or five: one side of the bytes/entries rule).
 MIN_COMPUTE_RECORDS = 6
 # Dropping the bytes (or the entries) is taken when it costs at most this
 # fraction of the fit's rms log error.
@@ -97,6 +103,46 @@ def entries(r, m):
     si = 8 if r["index"] == "i64" else 4
     sv = 8 if r["precision"] == "f64" else 4
     return (r["format_bytes"] - ((r["rows"] + b - 1) // b + 1) * si) / (b * b * sv + si)
+
+
+# threads_for's grain (src/cpu/common.hpp): a kernel whose work is below two
+# grains runs on one thread.
+GRAIN = 4096
+
+
+def thread_work(r, m):
+    """The units of work a CPU SpMV passes to threads_for (src/cpu/*.cpp), as
+    detail::cpu_thread_work (src/core/advisor_model.cpp) counts them from the
+    rows, nonzeros and stored values: COO, CSC nonzeros; DIA rows x diagonals;
+    SYM_DIA 2 x rows x its diagonals; BCSR its stored values (blocks x b^2);
+    HDI stored values + rows; SYM_CSR stored entries + rows; CSR, the ELLPACK
+    family, JAD nonzeros + rows. The stored counts come from the record's
+    format_bytes."""
+    f, rows, nnz = r["format"], r["rows"], r["nnz"]
+    si = 8 if r["index"] == "i64" else 4
+    sv = 8 if r["precision"] == "f64" else 4
+    fb = r["format_bytes"]
+    if f in ("coo", "csc"):
+        return nnz
+    if f in ("dia", "dia_lp"):
+        return rows * max(m["stats"]["diagonals"], 1)
+    if f == "sym_dia":
+        return 2 * rows * max(round(fb / (rows * sv + si)), 1)
+    if f == "bcsr":
+        b = m["bcsr_block_size"]
+        return round(entries(r, m)) * b * b
+    if f == "hdi":
+        h = 32  # ConvertOptions::hack_size
+        return round((fb - ((rows + h - 1) // h + 1) * si) / (sv + si / h)) + rows
+    if f == "sym_csr":
+        return round((fb - (rows + 1) * si) / (si + sv)) + rows
+    return nnz + rows
+
+
+def serial(r, m):
+    """1 where the CPU kernel of record r runs on one thread (threads_for
+    gives one thread below two grains of work), else 0."""
+    return 1 if thread_work(r, m) < 2 * GRAIN else 0
 
 
 def read_scatter(paths):
@@ -173,7 +219,10 @@ def fit_log(t, t0, g):
     """p >= 0 minimizing sum log((t0 + g.p) / t)^2 (Gauss-Newton, each step a
     non-negative least squares); returns p and the rms log error."""
     n = len(g[0])
-    scale = [statistics.median(r[j] / tt for r, tt in zip(g, t)) or 1.0 for j in range(n)]
+    # each column in units of its median share of the time (over the records
+    # where it is not 0: the serial entries are 0 on most records)
+    scale = [statistics.median([r[j] / tt for r, tt in zip(g, t) if r[j]] or [1.0])
+             for j in range(n)]
     gs = [[r[j] / scale[j] for j in range(n)] for r in g]
 
     def predict(p):
@@ -205,18 +254,19 @@ def fit_log(t, t0, g):
 
 def fit_compute(fmt, recs):
     """[bytes factor, seconds per row, seconds per entry, seconds per
-    scattered entry, fixed seconds per call, rms] of one CPU kernel from
-    (time, bytes_moved / bandwidth, rows, entries, entries x scatter)."""
+    scattered entry, seconds per serial entry, fixed seconds per call, rms] of
+    one CPU kernel from (time, bytes_moved / bandwidth, rows, entries, entries
+    x scatter, entries x serial)."""
     t = [r[0] for r in recs]
     t0 = [0.0] * len(recs)
     g = [list(r[1:]) + [1.0] for r in recs]
     full, err = fit_log(t, t0, g)
     # bytes + rows, or rows + entries; the scattered entries and the fixed
     # cost on either side
-    keep = (0, 1, 3, 4) if fmt in ROW_VECTORIZED else (1, 2, 3, 4)
+    keep = (0, 1, 3, 4, 5) if fmt in ROW_VECTORIZED else (1, 2, 3, 4, 5)
     part, perr = fit_log(t, t0, [[r[i] for i in keep] for r in g])
     if perr <= err * (1 + TIE):
-        full, err = [0.0] * 5, perr
+        full, err = [0.0] * 6, perr
         for i, v in zip(keep, part):
             full[i] = v
     return full + [err]
@@ -256,7 +306,7 @@ def table(runs, side):
                 e = entries(r, mats[r["matrix"]])
                 compute[(r["backend"], r["format"], r["algorithm"])].append(
                     (r["time_s"], r["bytes_moved"] / bw, r["rows"], e,
-                     e * scatter_of(mats[r["matrix"]], side)))
+                     e * scatter_of(mats[r["matrix"]], side), e * serial(r, mats[r["matrix"]])))
         ref = {}
         for r in good:
             if r["format"] == "csr" and r["auto_choice"]:
@@ -353,13 +403,14 @@ def table(runs, side):
     out.append("// CPU kernels (compute model): {backend, format, algorithm, bytes factor")
     out.append("// (seconds per byte moved x copy bandwidth), seconds per row, seconds per")
     out.append("// entry (nonzero; BCSR: block), seconds per entry x scatter, fixed seconds per")
-    out.append("// call, records, rms log error of the fit}")
+    out.append("// call, seconds per entry on one thread (threads_for's serial path), records,")
+    out.append("// rms log error of the fit}")
     out.append("constexpr ComputeRow kCompute[] = {")
     for key in sorted(costs):
         c = costs[key]
-        out.append('    {{{}, "{}", "{}", {:.3f}, {:.3g}, {:.3g}, {:.3g}, {:.3g}, {}, {:.3f}}},'
-                   .format(backend(key[0]), key[1], key[2], c[0], c[1], c[2], c[3], c[4],
-                           len(compute[key]), c[5]))
+        out.append('    {{{}, "{}", "{}", {:.3f}, {:.3g}, {:.3g}, {:.3g}, {:.3g}, {:.3g}, {}, {:.3f}}},'
+                   .format(backend(key[0]), key[1], key[2], c[0], c[1], c[2], c[3], c[5], c[4],
+                           len(compute[key]), c[6]))
     out.append("};")
     out.append("// clang-format on")
     return "\n".join(out)

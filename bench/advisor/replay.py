@@ -13,7 +13,8 @@ The CPU compute model's scatter term reads each matrix's scatter from the
 run's statistics, or for runs that predate it from --stats CSV (columns
 matrix and scatter, bench/profile/locality-stats.cpp). A compute row's cost
 of a call is its own fitted one (kCompute's fifth constant), kFixed's for a
-table that predates it. --table INC replays
+table that predates it; a kernel on one thread (calibrate.py's serial) adds
+the sixth per entry (0 for a table that predates it). --table INC replays
 another table than src/core/advisor_table.inc (bench/advisor/lofo.py).
 
 usage: replay.py [--stats CSV]... [--table INC] FILE.json...
@@ -25,7 +26,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from calibrate import entries, klass, load, read_scatter, scatter_of, split_args  # noqa: E402  (as fitted)
+from calibrate import entries, klass, load, read_scatter, scatter_of, serial, split_args  # noqa: E402  (as fitted)
 
 REDUCED_PRECISION = {"sell_lp", "dia_lp"}  # formats whose values are stored in reduced precision
 TABLE = Path(__file__).resolve().parents[2] / "src" / "core" / "advisor_table.inc"
@@ -51,12 +52,13 @@ def replay(inc, d, side, groups=None):
     rel = [(r[0], r[1], r[2], r[3], float(r[4]), int(r[5])) for r in rows(inc, "kRelative")]
     fixed = {(r[0], r[1], r[2]): float(r[3]) for r in rows(inc, "kFixed")}
     conv = {(r[0], r[1]): float(r[2]) for r in rows(inc, "kConversion")}
-    # (bytes factor, row_s, entry_s, scatter_s, fixed_s): a table before the
-    # scatter term has scatter_s 0, one before the fitted cost of a call
-    # fixed_s None (kFixed's then)
-    compute = {(r[0], r[1], r[2]): tuple(map(float, r[3:8])) if len(r) >= 10 else
-               tuple(map(float, r[3:7])) + (None,) if len(r) >= 9 else
-               tuple(map(float, r[3:6])) + (0.0, None) for r in rows(inc, "kCompute")}
+    # (bytes factor, row_s, entry_s, scatter_s, fixed_s, serial_s): a table
+    # before the scatter term has scatter_s 0, one before the fitted cost of a
+    # call fixed_s None (kFixed's then), one before the serial term serial_s 0
+    compute = {(r[0], r[1], r[2]): tuple(map(float, r[3:9])) if len(r) >= 11 else
+               tuple(map(float, r[3:8])) + (0.0,) if len(r) >= 10 else
+               tuple(map(float, r[3:7])) + (None, 0.0) if len(r) >= 9 else
+               tuple(map(float, r[3:6])) + (0.0, None, 0.0) for r in rows(inc, "kCompute")}
     # The conversion's reference: CSR's compute row (the CPU has one CSR kernel).
     ref_compute = {k[0]: v for k, v in compute.items() if k[1] == "csr"}
 
@@ -130,7 +132,7 @@ def replay(inc, d, side, groups=None):
                     if cc[4] is not None:
                         pt = cc[4]
                     pt += cc[0] * r["bytes_moved"] / bw + cc[1] * r["rows"] + \
-                        (cc[2] + cc[3] * sc) * entries(r, mats[m])
+                        (cc[2] + cc[3] * sc + cc[5] * serial(r, mats[m])) * entries(r, mats[m])
                 else:
                     pt += r["bytes_moved"] / (e * releff(b, r["format"], r["algorithm"], c) * bw)
                 pc = 0.0 if r["format"] == "csr" else (50e-6 if cuda else 20e-6) + \

@@ -109,6 +109,9 @@ struct Footprint {
   std::int64_t bytes = 0;
   /// The entries a product walks, for the compute model: the nonzeros; BCSR's blocks.
   std::int64_t entries = 0;
+  /// The values the format stores where its kernel's threads_for counts them
+  /// (DIA, DIA-LP, SYM_DIA, BCSR, HDI, SYM_CSR; detail::cpu_thread_work).
+  std::int64_t stored = 0;
   std::string refused;  ///< the conversion's refusal ("" when it would convert)
 };
 
@@ -405,6 +408,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
     f.refused = refusal([&] {
       const detail::PaddedSize size = detail::dia_size<T, I>(m, s.diagonals);
       f.bytes = size.bytes;
+      f.stored = size.values;
       detail::require_index_fits<I>("DIA", "rows x diagonals", size.values);
       detail::check_padded_budget("DIA", fmt::format("{} rows x {} diagonals", m, s.diagonals),
                                   size, nnz, p.csr_bytes, o);
@@ -417,6 +421,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
     f.refused = dia.refused;  // the conversion goes through DIA's
     constexpr auto SS = static_cast<std::int64_t>(sizeof(reduced_value_t<T>));
     f.bytes = dia.bytes;
+    f.stored = dia.stored;
     if (f.refused.empty())
       f.bytes = detail::dia_size<T, I>(m, s.diagonals).values * SS + s.diagonals * SI;
   }
@@ -447,6 +452,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
       const std::int64_t last = nh > 0 ? d.back() : 0;
       const detail::PaddedSize size = detail::hdi_size<T, I>(H, nh, total, last_rows, last);
       f.bytes = size.bytes;
+      f.stored = size.values;
       detail::check_padded_budget(
           "HDI",
           fmt::format("{} hacks of {} rows (the last {}) with {} diagonals in all", nh, H,
@@ -465,6 +471,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
     f.refused = refusal([&] {
       diagonal = detail::check_symmetric(A);
       f.bytes = (m + 1) * SI + (nnz + diagonal) / 2 * (SI + ST);
+      f.stored = (nnz + diagonal) / 2;
     });
   }
   // SYM_DIA: the occupied diagonals of offset <= 0 over all rows (a symmetric
@@ -478,6 +485,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
       const std::int64_t lower = (s.diagonals + (diagonal > 0 ? 1 : 0)) / 2;
       const detail::PaddedSize size = detail::dia_size<T, I>(m, lower);
       f.bytes = size.bytes;
+      f.stored = size.values;
       detail::require_index_fits<I>("SYM_DIA", "rows x diagonals", size.values);
       detail::check_padded_budget("SYM_DIA", fmt::format("{} rows x {} diagonals", m, lower), size,
                                   (nnz + diagonal) / 2, p.csr_bytes, o);
@@ -498,6 +506,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
         blocks = count_blocks(ptr, col, m, n, b);
       const std::int64_t block_rows = (m + b - 1) / b;
       f.entries = blocks;
+      f.stored = blocks * b * b;
       f.bytes = detail::bcsr_size<T, I>(block_rows, blocks, b).bytes;
       detail::check_bcsr_size<T, I>(block_rows, blocks, b, nnz, p.csr_bytes, o);
     });
@@ -518,6 +527,8 @@ Reference reference_of(Backend b, std::int64_t bytes_moved, std::int64_t rows, s
                        double scatter, double gbs) {
   const detail::ComputeCost rc = detail::reference_compute(b);
   Reference ref{static_cast<double>(bytes_moved), rc.found, 0.0};
+  // Without the serial path's term (the conversions were calibrated in units
+  // of the product without it, calibrate.py).
   if (rc.found)
     ref.product_s = rc.variable_s(ref.bytes_moved, gbs * 1e9, static_cast<double>(rows),
                                   static_cast<double>(nnz), scatter);
@@ -615,14 +626,20 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
       const double bw = adv.bandwidth_gbs * 1e9, moved = static_cast<double>(c.bytes_moved);
       if (const detail::ComputeCost cc = detail::compute_cost(backend, f, a); cc.found) {
         // The compute model (the CPU): a fitted cost per call, and costs per
-        // byte, row, entry and scattered entry (MatrixStats::scatter). No
+        // byte, row, entry and scattered entry (MatrixStats::scatter), and
+        // per entry more where the SpMV kernel runs on one thread (its
+        // threads_for work below two grains, detail::cpu_thread_work). No
         // SpMM was measured on the CPU: an SpMM of n columns costs n SpMVs'
-        // work (one call).
+        // work (one call); the serial rule is SpMV's, applied for n = 1 only
+        // (the SpMM kernels count n times the work).
         const double fixed = cc.fixed_s;
         const double spmv_moved = static_cast<double>(fp.bytes + dense / n);
-        const double variable = static_cast<double>(n) *
-                                cc.variable_s(spmv_moved, bw, static_cast<double>(A.rows()),
-                                              static_cast<double>(fp.entries), p.stats.scatter);
+        const bool serial = n == 1 && detail::cpu_runs_serial(
+                                          detail::cpu_thread_work(f, A.rows(), A.nnz(), fp.stored));
+        const double variable =
+            static_cast<double>(n) * cc.variable_s(spmv_moved, bw, static_cast<double>(A.rows()),
+                                                   static_cast<double>(fp.entries), p.stats.scatter,
+                                                   serial);
         c.product_s = fixed + variable;
         c.efficiency = variable > 0 ? moved / (variable * bw) : 0.0;
       } else {

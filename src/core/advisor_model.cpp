@@ -3,6 +3,7 @@
 #include "core/advisor_model.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -35,7 +36,7 @@ struct ConvRow {
 struct ComputeRow {
   Backend backend;
   std::string_view format, algorithm;
-  double bytes_factor, row_s, entry_s, scatter_s, fixed_s;
+  double bytes_factor, row_s, entry_s, scatter_s, fixed_s, serial_s;
   int records;
   double rms_log_error;
 };
@@ -44,7 +45,7 @@ struct ComputeRow {
 
 /// Fewer records than this for a (kernel, class) and the fallback is used.
 constexpr int kMinRecords = 3;
-/// Fewer records than this and a kernel has no compute model (up to five
+/// Fewer records than this and a kernel has no compute model (up to six
 /// constants are fitted; calibrate.py emits no row below it either).
 constexpr int kMinComputeRecords = 6;
 
@@ -139,18 +140,52 @@ double product_fixed_s(Backend b, Format f, Algorithm a) {
   return b == Backend::Cuda ? 8e-6 : 2e-6;
 }
 
+std::int64_t cpu_thread_work(Format f, std::int64_t rows, std::int64_t nnz, std::int64_t stored) {
+  switch (f) {
+    case Format::Coo:  // coo.cpp: threads_for(nnz)
+    case Format::Csc:  // csc.cpp: threads_for(nnz)
+      return nnz;
+    case Format::Dia:    // dia.cpp: threads_for(m * max(nd, 1))
+    case Format::DiaLp:  // DIA's kernel over narrower values
+      return std::max(stored, rows);
+    case Format::SymDia:  // sym_dia.cpp: threads_for(2 * n * max(nd, 1))
+      return 2 * std::max(stored, rows);
+    case Format::Bcsr:  // bcsr.cpp: threads_for(values().size())
+      return stored;
+    case Format::Hdi:     // hdi.cpp: threads_for(values().size() + m)
+    case Format::SymCsr:  // sym_csr.cpp: threads_for((stored() + rows()) * n), n = 1
+      return stored + rows;
+    case Format::Csr:       // csr.cpp: threads_for(m + nnz)
+    case Format::Ell:       // ellpack.cpp: threads_for(nnz() + rows)
+    case Format::Sell:      // ellpack.hpp (spmv_groups): threads_for(nnz + rows)
+    case Format::Hll:       // ellpack.hpp (spmv_groups)
+    case Format::Hyb:       // its ELL part (ellpack.cpp; counted with all nonzeros here)
+    case Format::Jad:       // jad.cpp: threads_for(nnz() + rows)
+    case Format::SellPack:  // sell_pack.cpp: threads_for(nnz() + rows)
+    case Format::SellLp:    // sell_lp.cpp: threads_for(nnz() + rows)
+      return nnz + rows;
+  }
+  return nnz + rows;
+}
+
+bool cpu_runs_serial(std::int64_t work) {
+  // threads_for(work) = min(threads, max(1, work / grain)), grain 4096.
+  constexpr std::int64_t kGrain = 4096;
+  return work / kGrain < 2;
+}
+
 ComputeCost compute_cost(Backend b, Format f, Algorithm a) {
   const std::string_view fn = calibrated_name(b, f), an = to_string(a);
   for (const ComputeRow& r : kCompute)
     if (r.backend == b && r.format == fn && r.algorithm == an && r.records >= kMinComputeRecords)
-      return {r.bytes_factor, r.row_s, r.entry_s, r.scatter_s, r.fixed_s, true};
+      return {r.bytes_factor, r.row_s, r.entry_s, r.scatter_s, r.fixed_s, r.serial_s, true};
   return {};
 }
 
 ComputeCost reference_compute(Backend b) {
   for (const ComputeRow& r : kCompute)
     if (r.backend == b && r.format == "csr" && r.records >= kMinComputeRecords)
-      return {r.bytes_factor, r.row_s, r.entry_s, r.scatter_s, r.fixed_s, true};
+      return {r.bytes_factor, r.row_s, r.entry_s, r.scatter_s, r.fixed_s, r.serial_s, true};
   return {};
 }
 

@@ -8,6 +8,7 @@
 // from the benchmark results named in advisor_table.inc.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "spx/core/enums.hpp"
@@ -37,28 +38,51 @@ ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity 
 /// with a compute row uses the row's fitted ComputeCost::fixed_s instead.
 double product_fixed_s(Backend b, Format f, Algorithm a);
 
+/// The units of work a CPU SpMV kernel of format f passes to threads_for
+/// (src/cpu/common.hpp), from the matrix's rows and nonzeros and the values
+/// the format stores (`stored`: DIA, DIA-LP rows × diagonals; SYM_DIA rows ×
+/// its diagonals; BCSR blocks × b²; HDI its stored values; SYM_CSR its stored
+/// entries; unused by the other formats). Mirrors the kernels (keep in step
+/// with src/cpu/*.cpp and bench/advisor/calibrate.py's thread_work): COO
+/// (coo.cpp), CSC (csc.cpp) their nonzeros; DIA, DIA-LP (dia.cpp) rows ×
+/// diagonals; SYM_DIA (sym_dia.cpp) 2 × rows × diagonals; BCSR (bcsr.cpp)
+/// its stored values; HDI (hdi.cpp) stored values + rows; SYM_CSR
+/// (sym_csr.cpp) stored entries + rows; CSR's merge path (csr.cpp), ELL,
+/// SELL, HLL, HYB's ELL part (counted with all its nonzeros), SELL-pack, SELL-LP (ellpack.cpp,
+/// ellpack.hpp, sell_pack.cpp, sell_lp.cpp) and JAD (jad.cpp) nonzeros + rows.
+std::int64_t cpu_thread_work(Format f, std::int64_t rows, std::int64_t nnz, std::int64_t stored);
+/// Whether threads_for gives a CPU kernel one thread for `work` units: fewer
+/// than two grains of 4096 (on a machine with more than one thread; the
+/// calibration machine has two).
+bool cpu_runs_serial(std::int64_t work);
+
 /// The compute model of a kernel (docs/advisor.md, "Cost of one product"):
 /// where (backend, format, algorithm) has a row (the CPU kernels), one product
 /// costs fixed_s + bytes_factor × bytes_moved / bandwidth + rows × row_s +
-/// entries × (entry_s + scatter_s × scatter), entries being the nonzeros
-/// (BCSR: its blocks) and scatter MatrixStats::scatter (the fraction of
-/// nonzeros on a line of x new to the row and its previous row), instead of
-/// the bytes at a relative efficiency. `found` is false without a row (CUDA,
-/// kernels without records): the bytes model applies.
+/// entries × (entry_s + scatter_s × scatter + serial_s × serial), entries
+/// being the nonzeros (BCSR: its blocks), scatter MatrixStats::scatter (the
+/// fraction of nonzeros on a line of x new to the row and its previous row)
+/// and serial 1 where the kernel runs on one thread (cpu_runs_serial), instead
+/// of the bytes at a relative efficiency. `found` is false without a row
+/// (CUDA, kernels without records): the bytes model applies.
 struct ComputeCost {
   double bytes_factor = 0;  ///< seconds per byte moved, times the copy bandwidth
   double row_s = 0;         ///< seconds per row
   double entry_s = 0;       ///< seconds per entry
   double scatter_s = 0;     ///< seconds per entry × scatter
-  /// Seconds of a call, fitted with the other four (not product_fixed_s,
+  /// Seconds of a call, fitted with the others (not product_fixed_s,
   /// the 10th percentile of the times, which holds work on the CPU).
   double fixed_s = 0;
+  /// Seconds per entry more when the kernel runs on one thread (below two
+  /// grains of threads_for's work: no fork, but one core does it all).
+  double serial_s = 0;
   bool found = false;
-  /// The variable time (less fixed_s) of one SpMV.
+  /// The variable time (less fixed_s) of one SpMV; `serial` where the kernel
+  /// runs on one thread (cpu_runs_serial of its cpu_thread_work).
   double variable_s(double bytes_moved, double bandwidth_bytes_s, double rows, double entries,
-                    double scatter) const {
+                    double scatter, bool serial = false) const {
     return bytes_factor * bytes_moved / bandwidth_bytes_s + row_s * rows +
-           (entry_s + scatter_s * scatter) * entries;
+           (entry_s + scatter_s * scatter + (serial ? serial_s : 0.0)) * entries;
   }
 };
 ComputeCost compute_cost(Backend b, Format f, Algorithm a);
