@@ -96,27 +96,61 @@ __device__ __forceinline__ void for_each_nonzero(std::int64_t begin, std::int64_
 
 /// n > 16: a warp per (row, column tile); the row's nonzeros go through
 /// for_each_nonzero, so a lane keeps kGroup·NV loads of B in flight whatever
-/// the row length, and a row of A is read once per tile.
-template <int VEC, int NV, class T, class I>
+/// the row length, and a row of A is read once per tile. With K > 1
+/// (matrices too small to fill the GPU, row_split_parts in spmm.hpp) K warps
+/// of a block share a row: warp p takes the p-th contiguous chunk of the
+/// row's batches of 32 nonzeros, and the partial sums meet in shared memory,
+/// where the row's first warp adds them in the order of p (deterministic)
+/// and stores the row. K is a template parameter: a runtime one cost 4-9
+/// registers (H100: a block fewer per SM).
+template <int K, int VEC, int NV, class T, class I>
 __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps per SM at least
     row_split_tile32(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
                      const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
                      T alpha, T beta, Strided<T> C) {
   using Tile = LaneTile<VEC, NV>;
-  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock} + threadIdx.x / kWarp;
-  if (row >= m) return;  // the whole warp leaves together
+  static_assert(kWarpsPerBlock % K == 0, "a block holds whole rows");
+  const int warp = static_cast<int>(threadIdx.x / kWarp);
+  const int part = warp % K;
+  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock / K} + warp / K;
+  if constexpr (K == 1) {
+    if (row >= m) return;  // the whole warp leaves together
+  }
   const Tile tile(blockIdx.y, n);
-  const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
   T acc[Tile::kCols];
 #pragma unroll
   for (int q = 0; q < Tile::kCols; ++q)
     acc[q] = T{0};
-  for_each_nonzero(begin, end, col, val, LaneB<VEC, NV, T>(B, tile),
-                   [&](std::int64_t, T vt, const T(&b)[Tile::kCols]) {
+  if (row < m) {  // warp-uniform
+    std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
+    if constexpr (K > 1) {
+      const std::int64_t chunk = ((end - begin + kWarp - 1) / kWarp + K - 1) / K * kWarp;
+      begin = min(end, begin + part * chunk);
+      end = min(end, begin + chunk);
+    }
+    for_each_nonzero(begin, end, col, val, LaneB<VEC, NV, T>(B, tile),
+                     [&](std::int64_t, T vt, const T(&b)[Tile::kCols]) {
 #pragma unroll
-                     for (int q = 0; q < Tile::kCols; ++q)
-                       acc[q] += vt * b[q];
-                   });
+                       for (int q = 0; q < Tile::kCols; ++q)
+                         acc[q] += vt * b[q];
+                     });
+  }
+  if constexpr (K > 1) {
+    __shared__ T partial[kWarpsPerBlock][Tile::kCols][kWarp];
+    const int lane = static_cast<int>(threadIdx.x % kWarp);
+    if (part != 0) {
+#pragma unroll
+      for (int q = 0; q < Tile::kCols; ++q)
+        partial[warp][q][lane] = acc[q];
+    }
+    __syncthreads();
+    if (part != 0 || row >= m) return;
+#pragma unroll
+    for (int p = 1; p < K; ++p)
+#pragma unroll
+      for (int q = 0; q < Tile::kCols; ++q)
+        acc[q] += partial[warp + p][q][lane];
+  }
   tile.store(C, row, alpha, acc, beta);
 }
 
@@ -173,7 +207,7 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
 }
 
 /// Nonzeros a lane of row_split_narrow loads per step (a warp's step:
-/// kNarrowUnroll·32/W nonzeros, which narrow_parts counts too).
+/// kNarrowUnroll·32/W nonzeros, which the launcher's split_parts counts too).
 constexpr int kNarrowUnroll = 4;
 
 /// n ≤ 16: warp per row, split into 32/W slots of W lanes; slot s takes the
@@ -740,58 +774,6 @@ void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strid
   check_launch("merge_fixup");
 }
 
-/// n > 16, matrices too small to fill the GPU: K (2 or 4) warps of a block
-/// per (row, column tile). Warp p of a row takes the p-th contiguous chunk
-/// of the row's batches of 32 nonzeros; the partial sums meet in shared
-/// memory, where the row's first warp adds them in the order of p
-/// (deterministic) and stores the row. K from row_split_parts (spmm.hpp); a
-/// template parameter, as a runtime one cost 4-9 registers (H100: a block
-/// fewer per SM).
-template <int K, int VEC, int NV, class T, class I>
-__global__ void __launch_bounds__(kSpmmBlock, 4)
-    row_parts_tile32(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
-                     const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
-                     T alpha, T beta, Strided<T> C) {
-  using Tile = LaneTile<VEC, NV>;
-  static_assert(kWarpsPerBlock % K == 0, "a block holds whole rows");
-  __shared__ T partial[kWarpsPerBlock][Tile::kCols][kWarp];
-  const int warp = static_cast<int>(threadIdx.x / kWarp),
-            lane = static_cast<int>(threadIdx.x % kWarp);
-  const int part = warp % K;
-  const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock / K} + warp / K;
-  const Tile tile(blockIdx.y, n);
-  T acc[Tile::kCols];
-#pragma unroll
-  for (int q = 0; q < Tile::kCols; ++q)
-    acc[q] = T{0};
-  if (row < m) {  // warp-uniform
-    const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
-    const std::int64_t batches = (end - begin + kWarp - 1) / kWarp;
-    const std::int64_t chunk = (batches + K - 1) / K * kWarp;
-    const std::int64_t first = min(end, begin + part * chunk);
-    for_each_nonzero(first, min(end, first + chunk), col, val, LaneB<VEC, NV, T>(B, tile),
-                     [&](std::int64_t, T vt, const T(&b)[Tile::kCols]) {
-#pragma unroll
-                       for (int q = 0; q < Tile::kCols; ++q)
-                         acc[q] += vt * b[q];
-                     });
-    if (part != 0) {
-#pragma unroll
-      for (int q = 0; q < Tile::kCols; ++q)
-        partial[warp][q][lane] = acc[q];
-    }
-  }
-  __syncthreads();
-  if (part == 0 && row < m) {
-#pragma unroll
-    for (int p = 1; p < K; ++p)
-#pragma unroll
-      for (int q = 0; q < Tile::kCols; ++q)
-        acc[q] += partial[warp + p][q][lane];
-    tile.store(C, row, alpha, acc, beta);
-  }
-}
-
 /// Row groups for n > 16: rows with a mean of at most kRowBlockMean
 /// nonzeros go to row_block_tile32 in groups of R rows, R the largest power
 /// of two ≤ 16 with R·mean ≤ kRowBlockNnz / 2; longer rows to
@@ -835,45 +817,35 @@ std::int64_t kernel_resident() {
   return per_device[d];
 }
 
-/// Warps per row for row split at n > 16 (row_split_parts, spmm.hpp): the
-/// cached row statistics are read only for matrices whose rows × tiles × 2
-/// warps fit the GPU at once, where they decide.
-template <int VEC, int NV, class T, class I>
-int row_parts(const Csr<T, I>& A, std::int64_t tiles) {
-  const std::int64_t resident2 = kernel_resident<row_parts_tile32<2, VEC, NV, T, I>>();
+/// Warps per row for row split (row_split_parts, spmm.hpp) with the K = 2
+/// and K = 4 instances `k2`, `k4` of its kernel, `step` nonzeros a warp
+/// takes per step and splits from `min_steps`: the cached row statistics
+/// are read only for matrices whose rows × tiles × 2 warps fit the GPU at
+/// once, where they decide.
+template <auto k2, auto k4, class T, class I>
+int split_parts(const Csr<T, I>& A, std::int64_t tiles, std::int64_t step, std::int64_t min_steps) {
+  const std::int64_t resident2 = kernel_resident<k2>();
   if (A.rows() * tiles * 2 > resident2 || A.nnz() == 0) return 1;
-  return row_split_parts(A.rows(), tiles, csr_row_stats(A).max_len, kWarp, 2, resident2,
-                         kernel_resident<row_parts_tile32<4, VEC, NV, T, I>>());
-}
-
-/// Warps per row for row split at n ≤ 16 (row_split_parts with steps of
-/// 4·32/W nonzeros, the narrow kernel's, from 4 of them): as row_parts.
-template <int W, class T, class I>
-int narrow_parts(const Csr<T, I>& A) {
-  const std::int64_t resident2 = kernel_resident<row_split_narrow<2, W, T, I>>();
-  if (A.rows() * 2 > resident2 || A.nnz() == 0) return 1;
-  return row_split_parts(A.rows(), 1, csr_row_stats(A).max_len, kNarrowUnroll * kWarp / W, 4,
-                         resident2, kernel_resident<row_split_narrow<4, W, T, I>>());
+  return row_split_parts(A.rows(), tiles, csr_row_stats(A).max_len, step, min_steps, resident2,
+                         kernel_resident<k4>());
 }
 
 template <int VEC, int NV, class T, class I>
 void launch_tile32(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
                    std::int64_t n, const ExecContext& ctx) {
   const std::int64_t tiles = ceil_div(n, LaneTile<VEC, NV>::kWidth);
-  const int parts = row_parts<VEC, NV>(A, tiles);
+  const int parts =
+      split_parts<row_split_tile32<2, VEC, NV, T, I>, row_split_tile32<4, VEC, NV, T, I>>(A, tiles,
+                                                                                          kWarp, 2);
   if (parts > 1) {
     const dim3 grid(static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock / parts)),
                     static_cast<unsigned>(tiles));
-    const auto go = [&]<int K>() {
-      row_parts_tile32<K, VEC, NV, T, I>
+    with_constant<4, 2>(parts, [&]<int K>() {
+      row_split_tile32<K, VEC, NV, T, I>
           <<<grid, kSpmmBlock, 0, ctx.stream>>>(A.rows(), n, A.row_ptr().data(), A.col_idx().data(),
                                                 A.values().data(), B, alpha, beta, C);
-    };
-    if (parts == 2)
-      go.template operator()<2>();
-    else
-      go.template operator()<4>();
-    check_launch("row_parts_tile32");
+    });
+    check_launch("row_split_tile32");
     return;
   }
   const int rpw = rows_per_warp(A.rows(), A.nnz());
@@ -885,7 +857,7 @@ void launch_tile32(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Stri
         C);
     check_launch("row_block_tile32");
   } else {
-    row_split_tile32<VEC, NV, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
+    row_split_tile32<1, VEC, NV, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
         A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta, C);
     check_launch("row_split_tile32");
   }
@@ -898,19 +870,14 @@ void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, S
     with_lane_tile<T>(
         B, C, n, [&]<int VEC, int NV>() { launch_tile32<VEC, NV>(alpha, A, B, beta, C, n, ctx); });
   } else {
-    const int parts = narrow_parts<W>(A);
-    const auto go = [&]<int K>() {
+    const int parts = split_parts<row_split_narrow<2, W, T, I>, row_split_narrow<4, W, T, I>>(
+        A, 1, kNarrowUnroll * kWarp / W, 4);
+    with_constant<1, 2, 4>(parts, [&]<int K>() {
       const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock / K));
       row_split_narrow<K, W, T, I><<<blocks, kSpmmBlock, 0, ctx.stream>>>(
           A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta,
           C);
-    };
-    if (parts == 4)
-      go.template operator()<4>();
-    else if (parts == 2)
-      go.template operator()<2>();
-    else
-      go.template operator()<1>();
+    });
     check_launch("row_split_narrow");
   }
 }
