@@ -5,14 +5,15 @@
 // thousands of units) among short rows, rows whose runs sit just below and
 // above the fix-up's short/long boundary (32 units), leading and trailing
 // empty rows and runs of them, rows ending exactly at unit ends followed by
-// empty rows and rows of 31/32/33 (the row-end bits); for n ∈ {1, 3, 8, 32, 33, 64, 200} (every
-// group width), row- and column-major B and C with padded leading
-// dimensions, beta = 0 (C poisoned with NaN) and beta ≠ 0.
-// Two kinds of data: random reals against the long-double reference with
-// its magnitude-scaled bound, and small integers, whose sums are exact in
-// any order (below 2^24), compared exactly: in float the bound of a row of
-// 10^5 nonzeros would hide a lost or doubled carry-out, exactness does not.
-// Every test needs a GPU: it skips without one (fails with SPX_REQUIRE_GPU=1).
+// empty rows and rows of 31/32/33 (the row-end bits); for n ∈ {1, 3, 8, 32, 33, 48, 64, 200}
+// (every group width; n = 32, 48, 64 with aligned row-major B and C take the
+// groups of vectors, with an odd leading dimension the tiles of 32),
+// row- and column-major B and C with padded leading dimensions, beta = 0 (C poisoned with NaN) and
+// beta ≠ 0. Two kinds of data: random reals against the long-double reference with its
+// magnitude-scaled bound, and small integers, whose sums are exact in any order (below 2^24),
+// compared exactly: in float the bound of a row of 10^5 nonzeros would hide a lost or doubled
+// carry-out, exactness does not. Every test needs a GPU: it skips without one (fails with
+// SPX_REQUIRE_GPU=1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,7 +39,7 @@ namespace {
 
 SPX_TYPED_TEST_SUITE(CudaSpmmMerge);
 
-constexpr std::int64_t kWidths[] = {1, 3, 8, 32, 33, 64, 200};
+constexpr std::int64_t kWidths[] = {1, 3, 8, 32, 33, 48, 64, 200};
 
 /// The longest row for width n: 10^5 up to n = 8, then shorter, so that B
 /// (k = longest × n) and the reference stay small.
@@ -127,6 +128,7 @@ constexpr Storage kStorages[] = {
     {Layout::RowMajor, Layout::RowMajor, 0, 0},
     {Layout::ColMajor, Layout::ColMajor, 2, 3},
     {Layout::RowMajor, Layout::ColMajor, 1, 0},
+    {Layout::RowMajor, Layout::RowMajor, 4, 8},  // padded, still aligned to 16 bytes
 };
 
 /// C = alpha*A*B + beta*C0 with `algorithm` (C poisoned with NaN when
@@ -152,7 +154,8 @@ std::vector<T> run_csr(Algorithm algorithm, const Csr<T, I>& dA, const std::vect
 }
 
 /// (storage, beta, algorithm) of LongRowsMatchReference: merge-based in
-/// every storage with beta = 0 and `beta`, row split in the first two.
+/// every storage with beta = 0 and `beta`, row split in the first two and
+/// the padded aligned one.
 template <Value T>
 std::vector<std::tuple<Storage, T, Algorithm>> cases(T beta) {
   std::vector<std::tuple<Storage, T, Algorithm>> out;
@@ -162,6 +165,7 @@ std::vector<std::tuple<Storage, T, Algorithm>> cases(T beta) {
   for (const T b : {T{0}, beta})
     out.emplace_back(kStorages[0], b, Algorithm::RowSplit);
   out.emplace_back(kStorages[1], beta, Algorithm::RowSplit);
+  out.emplace_back(kStorages[3], beta, Algorithm::RowSplit);
   return out;
 }
 
@@ -219,7 +223,8 @@ TYPED_TEST(CudaSpmmMerge, Deterministic) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{8}, std::int64_t{33}}) {
+  for (const std::int64_t n :
+       {std::int64_t{1}, std::int64_t{8}, std::int64_t{32}, std::int64_t{33}}) {
     const std::int64_t L = longest_row(n);
     const std::uint64_t seed = fresh_seed();
     const Shape shape = shapes(L, seed).front();
@@ -239,6 +244,60 @@ TYPED_TEST(CudaSpmmMerge, Deterministic) {
             << to_string(algorithm) << " " << what << ": second run differs";
         EXPECT_TRUE(bitwise_equal(first, rebuilt))
             << to_string(algorithm) << " " << what << ": run with a rebuilt cache differs";
+      }
+    }
+  }
+}
+
+/// The vector groups of n > 16 (cuda::spmm_vector_groups) where the rule
+/// takes them on a large matrix: 20000 rows (≥ 8192: row split's groups of
+/// 16 in f32 at n = 48, 64 and in f64 at n = 32) of 0..60 nonzeros, a
+/// quarter empty, three long rows (the carry runs of merge-based) and more
+/// than 2^19 nonzeros (merge-based's doubled units, f32 at n ≤ 32); n = 20
+/// (5 of a group's 8 lanes hold columns), 32, 48, 64; aligned row-major B
+/// and C (the groups), padded and aligned (the groups) and with an odd
+/// leading dimension (the tiles); integer data compared exactly.
+TYPED_TEST(CudaSpmmMerge, VectorGroupsOnALargeMatrix) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 gen(seed);
+  const std::int64_t cols = 30000;
+  std::vector<std::int64_t> len;
+  for (int r = 0; r < 20000; ++r)
+    len.push_back(gen() % 4 == 0 ? 0 : static_cast<std::int64_t>(gen() % 60) + 1);
+  len[17] = 25000;
+  len[9000] = 12000;
+  len[19999] = 30000;
+  const Csr<T, I> A = csr_of<T, I>(cols, len, true, seed + 1);
+  ASSERT_GE(A.nnz(), std::int64_t{1} << 19);
+  const Csr<T, I> dA = A.to(Space::Device);
+  const T sentinel = T{-777};
+  const Storage storages[] = {kStorages[0], kStorages[3], kStorages[2]};
+  for (const std::int64_t n : {20, 32, 48, 64}) {
+    const auto B = values<T>(cols * n, true, seed + 2);
+    const auto C0 = values<T>(A.rows() * n, true, seed + 3);
+    const Product product = reference::product(A, std::span<const T>(B), n);
+    for (const Storage& st : storages) {
+      for (const Algorithm algorithm : {Algorithm::RowSplit, Algorithm::MergeBased}) {
+        for (const T b : {T{0}, T{-1}}) {
+          const std::string what =
+              fmt::format("{} n={} B {} (pad {}) C pad {} beta={} seed={}", to_string(algorithm), n,
+                          layout_name(st.b_layout), st.b_pad, st.c_pad, b, seed);
+          const std::vector<T> stored = run_csr(algorithm, dA, B, n, st, T{2}, b, C0, sentinel);
+          const Stored<T> Cs(C0, A.rows(), n, st.c_layout, st.c_pad, sentinel);
+          EXPECT_EQ(Cs.padding_changed(stored, sentinel), 0)
+              << what << ": padding of C was written";
+          const std::vector<T> got = Cs.logical(stored);
+          const Expected<T> ref = expected<T>(product, T{2}, b, C0);
+          int bad = 0;
+          for (std::size_t e = 0; e < got.size(); ++e)
+            if (!(got[e] == ref.y[e]) && ++bad <= 5)
+              ADD_FAILURE() << what << ": C[" << e / n << "," << e % n << "] = " << got[e]
+                            << ", exact " << ref.y[e];
+          if (bad > 0) return;
+        }
       }
     }
   }

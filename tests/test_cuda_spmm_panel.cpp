@@ -504,6 +504,53 @@ TEST(CudaSpmmPanelRule, WorthItOnHandmadeStatistics) {
 #endif
 }
 
+/// The vector groups of n > 16 (cuda::spmm_vector_groups and
+/// spmm_vector_units_doubled, session 15) and the Auto rules they change
+/// (choose_spmm's merge_groups, panel_worth_it without its second test), on
+/// the statistics of the members they were measured on. Host-side.
+TEST(CudaSpmmPanelRule, VectorGroupsOnHandmadeStatistics) {
+#if SPX_HAVE_CUDA
+  using cuda::spmm_vector_groups;
+  // f32: 4 columns per lane; row split.
+  EXPECT_EQ(spmm_vector_groups(32, 4, true, false, 140608, 6.9), 8);    // 7-point stencil
+  EXPECT_EQ(spmm_vector_groups(32, 4, true, false, 2003, 41.9), 8);     // bcsstk13
+  EXPECT_EQ(spmm_vector_groups(20, 4, true, false, 2003, 41.9), 8);     // 5 lanes of 8 hold columns
+  EXPECT_EQ(spmm_vector_groups(32, 4, true, false, 114599, 2.09), 0);   // luxembourg: row groups
+  EXPECT_EQ(spmm_vector_groups(32, 4, true, false, 9000000, 2.25), 0);  // 4-band
+  EXPECT_EQ(spmm_vector_groups(64, 4, true, false, 36300, 26.7), 16);   // FEM b = 3
+  EXPECT_EQ(spmm_vector_groups(48, 4, true, false, 8192, 3.0), 16);
+  EXPECT_EQ(spmm_vector_groups(64, 4, true, false, 8191, 30.0), 0);    // small: the tiles
+  EXPECT_EQ(spmm_vector_groups(64, 4, true, false, 441, 60.9), 0);     // ex2
+  EXPECT_EQ(spmm_vector_groups(16, 4, true, false, 140608, 6.9), 0);   // n ≤ 16: narrow kernels
+  EXPECT_EQ(spmm_vector_groups(68, 4, true, false, 140608, 6.9), 0);   // n > 64: the tiles
+  EXPECT_EQ(spmm_vector_groups(32, 4, false, false, 140608, 6.9), 0);  // B or C not aligned
+  // f32, merge-based: groups of 8 only.
+  EXPECT_EQ(spmm_vector_groups(32, 4, true, true, 100000, 12.2), 8);  // mixed-n100000
+  EXPECT_EQ(spmm_vector_groups(32, 4, true, true, 100, 1.0), 8);
+  EXPECT_EQ(spmm_vector_groups(64, 4, true, true, 100000, 12.2), 0);
+  // f64: 2 columns per lane, groups of 16, row split only.
+  EXPECT_EQ(spmm_vector_groups(32, 2, true, false, 140608, 6.9), 16);
+  EXPECT_EQ(spmm_vector_groups(32, 2, true, false, 5242, 5.5), 0);   // ca-grqc
+  EXPECT_EQ(spmm_vector_groups(32, 2, true, true, 131072, 7.6), 0);  // rmat-s17 with merge-based
+  EXPECT_EQ(spmm_vector_groups(34, 2, true, false, 140608, 6.9), 0);
+  EXPECT_FALSE(cuda::spmm_vector_units_doubled(239332));  // luxembourg
+  EXPECT_FALSE(cuda::spmm_vector_units_doubled((std::int64_t{1} << 19) - 1));
+  EXPECT_TRUE(cuda::spmm_vector_units_doubled(std::int64_t{1} << 19));
+  // Merge-based for short rows where its groups apply; not otherwise.
+  EXPECT_EQ(cuda::choose_spmm(3.5, 8, 32, false, false, true), Algorithm::MergeBased);  // 8-band
+  EXPECT_EQ(cuda::choose_spmm(3.5, 8, 32, false, false, false), Algorithm::RowSplit);
+  EXPECT_EQ(cuda::choose_spmm(6.9, 7, 32, false, false, true), Algorithm::RowSplit);
+  EXPECT_EQ(cuda::choose_spmm(3.5, 8, 32, true, false, true), Algorithm::RowSplit);  // few rows
+  // Row panel against row split's groups: no second test.
+  EXPECT_FALSE(cuda::panel_worth_it(0.85, 6.9, false, false));   // 7-point stencil
+  EXPECT_FALSE(cuda::panel_worth_it(1.03, 10.0, false, false));  // random, 10 per row
+  EXPECT_TRUE(cuda::panel_worth_it(0.51, 25.4, false, false));   // 27-point stencil
+  EXPECT_TRUE(cuda::panel_worth_it(0.76, 5.0, false, false));    // 5-point stencil
+#else
+  GTEST_SKIP() << "CUDA backend not compiled";
+#endif
+}
+
 /// Row split's warps per row (cuda::row_split_parts, session 14; n > 16:
 /// steps of 32 nonzeros, from 2 of them; n <= 16: of 4·32/W, from 4) on the statistics of the real
 /// matrices it was measured on (H100 resident warps of the kernel: 3168-6336 by precision and
@@ -546,7 +593,7 @@ TEST(CudaSpmmPanelRule, RowSplitPartsOnHandmadeStatistics) {
 }
 
 /// spmm_csr_can_run (every CSR SpMM kernel): the kernels address a row of B
-/// with a 32-bit stride in bytes (LaneB, ColumnB), so a row-major B of more
+/// with a 32-bit stride in bytes (LaneB, GroupB), so a row-major B of more
 /// than one row with a larger leading dimension is refused, naming it; a B
 /// of one row, or a column-major one, is not. Host-side: no GPU needed.
 TYPED_TEST(CudaSpmmPanel, CanRunRefusesARowStrideBeyond32Bits) {

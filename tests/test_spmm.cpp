@@ -391,17 +391,28 @@ TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
           longest, static_cast<std::int64_t>(A.row_ptr().data()[i + 1] - A.row_ptr().data()[i]));
     const bool irregular_rows = static_cast<double>(longest) > 8 * mean + 64;
     irregular += irregular_rows ? 1 : 0;
-    for (const std::int64_t n : {8, 64}) {
+    for (const std::int64_t n : {8, 32, 64}) {
       Algorithm want = Algorithm::RowSplit;
 #if SPX_HAVE_CUDA
       const bool few = cuda::few_rows(A.rows(), longest);
       const bool cached = cuda::fits_l2(static_cast<std::int64_t>(A.bytes()));
+      // SpmmShape{n}: row-major B and C, so the vector groups fit.
+      const int vec = sizeof(T) == 4 ? 4 : 2;
+      const bool split_groups = cuda::spmm_vector_groups(n, vec, true, false, A.rows(), mean) > 0;
+      const bool merge_groups = cuda::spmm_vector_groups(n, vec, true, true, A.rows(), mean) > 0;
       if (!few) {
-        if (irregular_rows || (n <= 16 && (mean < 5.5 || (mean < 9.35 && !cached))))
+        if (irregular_rows || (merge_groups && mean < 4.0) ||
+            (n <= 16 && (mean < 5.5 || (mean < 9.35 && !cached))))
           want = Algorithm::MergeBased;
-        // Row panel where its plan says so (the plan: test_cuda_spmm_panel.cpp).
-        if (!irregular_rows && n > 16 && cuda::panel_plan(A, n).worth_it)
-          want = Algorithm::RowPanel;
+        // Row panel where its plan says so (the plan: test_cuda_spmm_panel.cpp),
+        // without the plan's second test where row split takes vector groups.
+        if (!irregular_rows && n > 16) {
+          const cuda::PanelPlan plan = cuda::panel_plan(A, n);
+          if (split_groups
+                  ? cuda::panel_worth_it(plan.ratio, mean, cuda::few_warps(plan.warps), false)
+                  : plan.worth_it)
+            want = Algorithm::RowPanel;
+        }
       }
       if (cuda_available()) {
         EXPECT_EQ(few, A.rows() * 32 <= cuda::resident_threads() && longest <= 1024) << name;

@@ -31,19 +31,32 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
   // Auto: few rows take row split, irregular rows merge-based
   // (cuda::choose_spmm's rules 0 and 1, before the panel unions are
   // counted); then, for n > 16, row panel where cuda::panel_plan finds it
-  // worth it (cuda::panel_worth_it); otherwise cuda::choose_spmm (spmm.hpp). The longest row comes
-  // from the cached device row statistics, the union totals from a cached
-  // device pass (host passes for a host matrix).
+  // worth it (cuda::panel_worth_it, without its second test where row split
+  // takes vector groups); otherwise cuda::choose_spmm (spmm.hpp). The
+  // longest row comes from the cached device row statistics, the union
+  // totals from a cached device pass (host passes for a host matrix). The
+  // vector groups (cuda::spmm_vector_groups) are judged from the shape: the
+  // pointers' alignment is the kernels' to check.
   reg.template set_spmm_auto<CsrM>(Backend::Cuda, [](const CsrM& A, const SpmmShape& shape) {
     if (A.rows() == 0) return Algorithm::RowSplit;
     const double mean_row = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
     const std::int64_t max_row = max_row_length(A);
     const bool few_rows = cuda::few_rows(A.rows(), max_row);
-    if (!few_rows && shape.n > 16 && !cuda::irregular_rows(mean_row, max_row) &&
-        cuda::panel_plan(A, shape.n).worth_it)
-      return Algorithm::RowPanel;
+    constexpr int kVec = sizeof(T) == 4 ? 4 : 2;
+    const bool fits = shape.b_layout == Layout::RowMajor && shape.c_layout == Layout::RowMajor &&
+                      shape.n % kVec == 0 && shape.ldb % kVec == 0 && shape.ldc % kVec == 0;
+    const auto groups = [&](bool merge) {
+      return cuda::spmm_vector_groups(shape.n, kVec, fits, merge, A.rows(), mean_row) > 0;
+    };
+    if (!few_rows && shape.n > 16 && !cuda::irregular_rows(mean_row, max_row)) {
+      const cuda::PanelPlan plan = cuda::panel_plan(A, shape.n);
+      if (groups(false)
+              ? cuda::panel_worth_it(plan.ratio, mean_row, cuda::few_warps(plan.warps), false)
+              : plan.worth_it)
+        return Algorithm::RowPanel;
+    }
     return cuda::choose_spmm(mean_row, max_row, shape.n, few_rows,
-                             cuda::fits_l2(static_cast<std::int64_t>(A.bytes())));
+                             cuda::fits_l2(static_cast<std::int64_t>(A.bytes())), groups(true));
   });
 
   using CscM = Csc<T, I>;

@@ -30,6 +30,13 @@ inline constexpr double kSpmmMergeThreshold = 9.35;
 /// split, the 5-point ones and the road networks (2.7-5) with merge-based.
 inline constexpr double kSpmmMergeCachedThreshold = 5.5;
 
+/// Mean row length below which merge-based's vector groups (f32, n ≤ 32)
+/// beat row split: H100, session 15 (spmm-groups-*-s15-*), at n = 32 the
+/// 4- and 8-band matrices (2.2 and 3.5 per row) and the road network (2.7)
+/// ran 1.03-1.14× faster with merge-based than with row split's row groups;
+/// luxembourg (2.1) goes to row panel before this rule.
+inline constexpr double kSpmmMergeGroupsMean = 4.0;
+
 /// The CUDA Auto rule for SpMM, from the H100 benchmark over the whole
 /// default suite (session 11, bench/results/spmm-suite-*):
 ///  0. few rows (rows × 32 lanes within one wave of the GPU) and none over
@@ -40,7 +47,9 @@ inline constexpr double kSpmmMergeCachedThreshold = 5.5;
 ///     (the same rule as CSR SpMV's first);
 ///  1. irregular rows (irregular_rows, the CSR SpMV test): merge-based,
 ///     whose equal shares of nonzeros are the only balanced split;
-///  2. n ≤ 16 and mean < kSpmmMergeCachedThreshold, or mean <
+///  2. merge_groups (merge-based takes vector groups at this n,
+///     spmm_vector_groups) and mean < kSpmmMergeGroupsMean: merge-based;
+///     n ≤ 16 and mean < kSpmmMergeCachedThreshold, or mean <
 ///     kSpmmMergeThreshold on a matrix larger than the L2 cache:
 ///     merge-based (the narrow row split leaves most of a warp's slots idle
 ///     on short rows);
@@ -55,9 +64,10 @@ inline constexpr double kSpmmMergeCachedThreshold = 5.5;
 /// GPU). few_rows is rule 0's test, few_rows(rows, longest) of kernels.hpp
 /// (CSR SpMV's first rule), taken by the caller.
 inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t n, bool few_rows,
-                             bool fits_l2) {
+                             bool fits_l2, bool merge_groups = false) {
   if (few_rows) return Algorithm::RowSplit;
   if (irregular_rows(mean_row, max_row)) return Algorithm::MergeBased;
+  if (merge_groups && mean_row < kSpmmMergeGroupsMean) return Algorithm::MergeBased;
   if (n <= 16 &&
       (mean_row < kSpmmMergeCachedThreshold || (mean_row < kSpmmMergeThreshold && !fits_l2)))
     return Algorithm::MergeBased;
@@ -72,7 +82,8 @@ inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t
 /// of consecutive rows per warp (about 64-128 nonzeros a group). n ≤ 16:
 /// the warp splits into 32/W slots of W = next power of two ≥ n lanes;
 /// slots stride over the row's nonzeros and are summed by shuffles, so lanes
-/// are not left idle.
+/// are not left idle; so do slots of W = 8 or 16 lanes of 16-byte vectors
+/// where spmm_vector_groups says so (f32 n ≤ 64, f64 n ≤ 32).
 template <Value T, Index I>
 void spmm_csr_row_split(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                         const ExecContext& ctx);
@@ -176,10 +187,15 @@ inline std::int64_t row_panel_warps(std::int64_t rows, int R, std::int64_t n) {
 ///  - else: ratio < kPanelWorthIt, or ratio < kPanelNearRatio with mean_row
 ///    in [kPanelMinMean, kPanelMaxMean], or ratio < kPanelShortRatio with
 ///    mean_row < kPanelMinMean.
-inline bool panel_worth_it(double ratio, double mean_row, bool few_warps) {
+/// `near` = false leaves out the second test: where row split takes vector
+/// groups (spmm_vector_groups) it keeps as many loads of B in flight as the
+/// panels. H100, session 15: there the 7-point stencil and random-d10 ran
+/// 0.97-1.03× and 1.2-1.4× as fast with row split as with row panel.
+inline bool panel_worth_it(double ratio, double mean_row, bool few_warps, bool near = true) {
   if (few_warps) return ratio < kPanelFewWarpsRatio;
   return ratio < kPanelWorthIt ||
-         (ratio < kPanelNearRatio && mean_row >= kPanelMinMean && mean_row <= kPanelMaxMean) ||
+         (near && ratio < kPanelNearRatio && mean_row >= kPanelMinMean &&
+          mean_row <= kPanelMaxMean) ||
          (ratio < kPanelShortRatio && mean_row < kPanelMinMean);
 }
 
@@ -213,6 +229,47 @@ inline int row_split_parts(std::int64_t rows, std::int64_t tiles, std::int64_t m
   if (steps >= 3 && rows * tiles * 4 <= resident4) return 4;
   if (steps >= 2 && rows * tiles * 2 <= resident2) return 2;
   return 1;
+}
+
+/// Lanes per group where CSR SpMM's row split or merge-based kernel takes
+/// n > 16 in groups of W < 32 lanes, each lane a vector of `vec` columns
+/// (16 bytes: 4 floats or 2 doubles), so that the 32/W groups of a warp take
+/// different nonzeros, as the groups of n ≤ 16 do, instead of a warp's 32
+/// lanes spreading one nonzero over a tile of 32 columns; 0 for the tiles.
+/// `fits`: B and C take the vectors (vector_fits: row-major, n and the
+/// leading dimensions multiples of vec, aligned pointers). W = 8 up to
+/// n = 8·vec (f32 n ≤ 32), else 16 up to n = 16·vec (f32 n ≤ 64, f64
+/// n ≤ 32). H100, session 15 (bench/results/spmm-groups-*-s15-*: each
+/// kernel with and without the groups in the same binary, the 48 members
+/// below the suite's large ones):
+///  - row split, W = 8: 1.06-2.4× faster on every member whose rows hold 3
+///    or more nonzeros on average, 0.66-0.88× on the three with fewer (road
+///    network, luxembourg, the 4-band matrix: row groups of
+///    row_block_tile32 read those better);
+///  - row split, W = 16: 1.1-1.7× faster (f32 at n = 64 and f64 at n = 32)
+///    on members of ≥ 8192 rows and mean ≥ 3, but 0.42-1.2× on smaller ones
+///    (the tiles' longer steps suit K warps per row there);
+///  - merge-based, W = 8: 1.1-2.0× faster on all but one member (the
+///    dense-row one, 0.82×, with units of 32 nonzeros: see
+///    spmm_vector_units_doubled); W = 16: 0.67-0.94× on the ≥ 10^5-row
+///    irregular members merge-based is picked for, so it keeps the tiles.
+inline int spmm_vector_groups(std::int64_t n, int vec, bool fits, bool merge, std::int64_t rows,
+                              double mean_row) {
+  if (n <= 16 || n > 16 * vec || !fits) return 0;
+  const int w = n <= 8 * vec ? 8 : 16;
+  if (merge) return w == 8 ? w : 0;
+  return mean_row >= 3 && (w == 8 || rows >= 8192) ? w : 0;
+}
+
+/// Whether merge-based's vector groups (W = 8) take units of 64 nonzeros
+/// instead of 32: from 2^19 nonzeros. Same runs as spmm_vector_groups: on
+/// the members of ≥ 10^5 rows units of 64 ran 1.03-1.35× faster than the
+/// tiles (geomean 1.23; units of 32: 0.85-1.43×, 1.20), the dense-row member
+/// 0.82× → 1.19×; on the smaller ones units of 32 were faster (geomean 1.34×
+/// the tiles against 1.08×), as was luxembourg (2.4·10^5 nonzeros); units of
+/// 128 lost nearly everywhere.
+inline bool spmm_vector_units_doubled(std::int64_t nnz) {
+  return nnz >= (std::int64_t{1} << 19);
 }
 
 /// The choice of R for the row panel kernel at width n. The union totals

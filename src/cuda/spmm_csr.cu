@@ -7,14 +7,18 @@
 //
 // Widths: for n ≤ 16 a group of W lanes (W = the next power of two ≥ n) works
 // on W consecutive columns of B and C, so that narrow products do not leave
-// lanes idle. For n > 16 a warp covers a tile of 32·VEC·NV columns
-// (gridDim.y tiles): each lane NV vectors of VEC consecutive columns, one
-// 8- or 16-byte load per vector where B and C are row-major and aligned
-// (tiles of 64 for n ≤ 64, of 128 beyond), else VEC = 1, the paper's one
-// column per lane (tiles of 32). On the H100 the vectors made n = 64 about
-// 1.3-1.6× faster than the paper's layout (f64 and f32). That lane layout
-// lives in spmm_tile.cuh, shared with the row panel kernel (spmm_panel.cu:
-// a warp per panel of R consecutive rows over the union of their columns).
+// lanes idle. Up to n = 64 (f32) or 32 (f64), where B and C are row-major and
+// aligned, groups of W = 8 or 16 lanes of 16-byte vectors (4 floats, 2
+// doubles) do the same where spmm_vector_groups (spmm.hpp) says so: on the
+// H100 they made row split up to 2.4× and merge-based up to 2× faster at
+// n = 32. Otherwise, for n > 16, a warp covers a tile of 32·VEC·NV columns
+// (gridDim.y tiles): each lane NV vectors of VEC consecutive columns, one 8-
+// or 16-byte load per vector where B and C are row-major and aligned (tiles
+// of 64 for n ≤ 64, of 128 beyond), else VEC = 1, the paper's one column per
+// lane (tiles of 32). On the H100 the vectors made n = 64 about 1.3-1.6×
+// faster than the paper's layout (f64 and f32). That lane layout lives in
+// spmm_tile.cuh, shared with the row panel kernel (spmm_panel.cu: a warp per
+// panel of R consecutive rows over the union of their columns).
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_select.cuh>
@@ -210,13 +214,15 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
 /// kNarrowUnroll·32/W nonzeros, which the launcher's split_parts counts too).
 constexpr int kNarrowUnroll = 4;
 
-/// n ≤ 16: warp per row, split into 32/W slots of W lanes; slot s takes the
-/// row's nonzeros s, s + 32/W, ...; lane (s, j) accumulates column j; the
-/// slots are then summed with xor shuffles. With K > 1 (matrices too small
-/// to fill the GPU, row_split_parts) K warps of a block share a row, each
-/// taking a contiguous chunk of its steps of kU·32/W nonzeros, and their sums
-/// meet in shared memory in the order of the warps (deterministic).
-template <int K, int W, class T, class I>
+/// Grouped lanes (n ≤ 16, and n ≤ 32/64 in f64/f32 with vectors where
+/// spmm_vector_groups says so; with_groups): warp per row, split into 32/W slots of W lanes;
+/// slot s takes the row's nonzeros s, s + 32/W, ...; lane (s, j) accumulates
+/// columns j·VEC .. j·VEC + VEC - 1 (one VEC-wide load of B per nonzero);
+/// the slots are then summed with xor shuffles. With K > 1 (matrices too
+/// small to fill the GPU, row_split_parts) K warps of a block share a row,
+/// each taking a contiguous chunk of its steps of kU·32/W nonzeros, and their
+/// sums meet in shared memory in the order of the warps (deterministic).
+template <int K, int W, int VEC, class T, class I>
 __global__ void __launch_bounds__(kSpmmBlock)
     row_split_narrow(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
                      const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
@@ -227,14 +233,17 @@ __global__ void __launch_bounds__(kSpmmBlock)
   const int warp = static_cast<int>(threadIdx.x / kWarp);
   const int lane = threadIdx.x % kWarp;
   const int slot = lane / W;
-  const int j = lane % W;
-  const bool active = j < n;
+  const int j = (lane % W) * VEC;  // the lane's first column
+  const bool active = j < n;       // n % VEC == 0: all VEC columns or none
   const int part = warp % K;
   const std::int64_t row = blockIdx.x * std::int64_t{kWarpsPerBlock / K} + warp / K;
   if constexpr (K == 1) {
     if (row >= m) return;  // the whole warp leaves together
   }
-  T acc = 0;
+  T acc[VEC];
+#pragma unroll
+  for (int e = 0; e < VEC; ++e)
+    acc[e] = T{0};
   if (row < m) {  // warp-uniform
     std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
     if constexpr (K > 1) {
@@ -246,7 +255,7 @@ __global__ void __launch_bounds__(kSpmmBlock)
     // Accumulate this slot's share of the row: steps of kU nonzeros per
     // lane, all loads of a step issued before its first product (the last
     // step predicated).
-    const ColumnB<T> bj(B, active ? j : 0);
+    const GroupB<T, VEC> bj(B, active ? j : 0);
     if (active) {
       for (std::int64_t k = begin + slot; k < end; k += kU * kSlots) {
         I c[kU];
@@ -257,28 +266,45 @@ __global__ void __launch_bounds__(kSpmmBlock)
           c[u] = in ? load(col + k + u * kSlots) : I{0};
           v[u] = in ? load(val + k + u * kSlots) : T{0};
         }
-        T b[kU];
+        T b[kU][VEC];
+#pragma unroll
+        for (int u = 0; u < kU; ++u) {
+          if (k + u * kSlots < end) {
+            bj(c[u], b[u]);
+          } else {
+#pragma unroll
+            for (int e = 0; e < VEC; ++e)
+              b[u][e] = T{0};
+          }
+        }
 #pragma unroll
         for (int u = 0; u < kU; ++u)
-          b[u] = k + u * kSlots < end ? bj(c[u]) : T{0};
+          if (k + u * kSlots < end)
 #pragma unroll
-        for (int u = 0; u < kU; ++u)
-          if (k + u * kSlots < end) acc += v[u] * b[u];
+            for (int e = 0; e < VEC; ++e)
+              acc[e] += v[u] * b[u][e];
       }
     }
-    // Reduce across slots (lanes j, j + W, j + 2W, ... hold the same column).
-    acc = across_groups_sum<W>(acc);
+    // Reduce across slots (lanes j, j + W, j + 2W, ... hold the same columns).
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      acc[e] = across_groups_sum<W>(acc[e]);
   }
   if constexpr (K > 1) {
-    __shared__ T partial[kWarpsPerBlock][kWarp];
-    if (part != 0) partial[warp][lane] = acc;
+    __shared__ T partial[kWarpsPerBlock][VEC][kWarp];
+    if (part != 0)
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        partial[warp][e][lane] = acc[e];
     __syncthreads();
     if (part != 0 || row >= m) return;
 #pragma unroll
     for (int p = 1; p < K; ++p)
-      acc += partial[warp + p][lane];
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        acc[e] += partial[warp + p][e][lane];
   }
-  if (slot == 0 && active) store_c(C, row, j, alpha, acc, beta);
+  if (slot == 0 && active) store_c_vec<VEC>(C, row, j, alpha, acc, beta);
 }
 
 // ---- merge-based ------------------------------------------------------------
@@ -293,9 +319,9 @@ constexpr std::int64_t unit_nnz() {
 /// nonzeros of the block, at most 512, plus one (W ≥ 4: 257 or 513, so that
 /// rows of mean length ≥ 2 are all staged; W = 2, 1: 513, mean length ≥ 4
 /// or 8). Rows past the staged ones read ptr from global memory.
-template <int W>
+template <int W, std::int64_t U = unit_nnz<W>()>
 constexpr int merge_stage() {
-  constexpr std::int64_t block_nnz = kSpmmBlock / W * unit_nnz<W>();
+  constexpr std::int64_t block_nnz = kSpmmBlock / W * U;
   return static_cast<int>(block_nnz / 2 < 512 ? block_nnz / 2 : 512) + 1;
 }
 
@@ -355,9 +381,12 @@ struct RunLengthIn {
   }
 };
 
-/// n ≤ 16 (n > 16: merge_based_tile32). Unit u, a group of W < 32 lanes,
-/// takes nonzeros [u*unit_nnz, (u+1)*unit_nnz). Rows that start in the range
-/// are the unit's own: it writes them to C (the last one possibly partial;
+/// Grouped lanes (n ≤ 16, and f32 n ≤ 32 with vectors, spmm_vector_groups;
+/// else merge_based_tile32). Unit u, a group of W < 32 lanes, each holding
+/// VEC consecutive columns, takes nonzeros [u*U, (u+1)*U) (U = unit_nnz<W>,
+/// or twice that for the vector groups of large matrices,
+/// spmm_vector_units_doubled). Rows that start in the range are the unit's
+/// own: it writes them to C (the last one possibly partial;
 /// later units' carry-outs complete it). Nonzeros before the first own row
 /// belong to the row the range starts inside: their sum is the unit's
 /// carry-out, saved in carry[u*n + j].
@@ -366,24 +395,28 @@ struct RunLengthIn {
 /// part[last unit + 1]; their row ends (ptr) are staged in shared memory
 /// first, so that the segmented sum finds the end of the next row with a
 /// shared load instead of a dependent global one.
-template <int W, class T, class I>
+template <int W, int VEC, std::int64_t U, class T, class I>
 __global__ void __launch_bounds__(kSpmmBlock)
     merge_based(std::int64_t m, std::int64_t n, std::int64_t nnz, std::int64_t units,
                 const I* __restrict__ ptr, const I* __restrict__ col, const T* __restrict__ val,
                 const I* __restrict__ part, Strided<const T> B, T alpha, T beta, Strided<T> C,
                 T* __restrict__ carry) {
   static_assert(W < kWarp, "n > 16 takes merge_based_tile32");
-  constexpr std::int64_t kUnitNnz = unit_nnz<W>();
+  constexpr std::int64_t kUnitNnz = U;
+  static_assert(U % W == 0, "a unit is whole batches");
   constexpr int kBatches = static_cast<int>(kUnitNnz / W);
   constexpr int kUnitsPerBlock = kSpmmBlock / W;
-  constexpr int kStage = merge_stage<W>();
+  constexpr int kStage = merge_stage<W, U>();
+  // Nonzeros whose loads of B are issued together: the whole batch with
+  // scalar loads (ILP W), 8 with vectors (registers).
+  constexpr int kChunk = VEC == 1 || W < 8 ? W : 8;
   __shared__ I ends[kStage];        // ends[i] = ptr[block_first + i]
   const int sub = threadIdx.x % W;  // lane within the group
   const std::int64_t unit0 = blockIdx.x * std::int64_t{kUnitsPerBlock};  // < units
   const std::int64_t unit = unit0 + threadIdx.x / W;
-  const std::int64_t j = sub;
-  const bool active = j < n;
-  const ColumnB<T> bj(B, active ? j : 0);
+  const std::int64_t j = sub * VEC;  // the lane's first column
+  const bool active = j < n;         // n % VEC == 0: all VEC columns or none
+  const GroupB<T, VEC> bj(B, active ? j : 0);
   const bool valid = unit < units;  // groups past the end only join the shuffles
   // Positions below are relative to the unit's first nonzero k0, as ints:
   // the unit has `count` ≤ kUnitNnz nonzeros, and row ends past it are
@@ -422,17 +455,24 @@ __global__ void __launch_bounds__(kSpmmBlock)
     next_end = row + 1 < m ? end_of(row + 1) : static_cast<int>(kUnitNnz);
   }
   // Close the current row: the head goes to the carry-out, own rows to C.
-  T acc = 0;
+  T acc[VEC];
+#pragma unroll
+  for (int e = 0; e < VEC; ++e)
+    acc[e] = T{0};
   const auto close_row = [&] {
     if (active) {
       if (head) {
-        carry[unit * n + j] = acc;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e)
+          carry[unit * n + j + e] = acc[e];
       } else {
-        store_c(C, row, j, alpha, acc, beta);
+        store_c_vec<VEC>(C, row, j, alpha, acc, beta);
       }
     }
     head = false;
-    acc = 0;
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      acc[e] = T{0};
   };
 
   // The same number of batches for every group of the warp (the shuffles
@@ -445,29 +485,43 @@ __global__ void __launch_bounds__(kSpmmBlock)
       c = load(col + k0 + base + sub);
       v = load(val + k0 + base + sub);
     }
-    // Products: broadcast each nonzero within the group; independent loads
-    // of B (ILP W).
-    T p[W];
 #pragma unroll
-    for (int t = 0; t < W; ++t) {
-      const I ct = __shfl_sync(kFullMask, c, t, W);
-      const T vt = __shfl_sync(kFullMask, v, t, W);
-      p[t] = active && base + t < count ? vt * bj(ct) : T{0};
-    }
-    // Segmented sum: before a nonzero, close every row that ends before it
-    // (empty rows included: they get beta*C). No shuffles in here: the
-    // groups of a warp take different paths when W < 32.
+    for (int t0 = 0; t0 < W; t0 += kChunk) {
+      // Products: broadcast each nonzero within the group; independent
+      // loads of B (ILP kChunk).
+      T p[kChunk][VEC];
 #pragma unroll
-    for (int t = 0; t < W; ++t) {
-      const int k = base + t;
-      if (k < count) {
-        while (k >= row_end) {
-          close_row();
-          ++row;
-          row_end = next_end;
-          next_end = row + 1 < m ? end_of(row + 1) : static_cast<int>(kUnitNnz);
+      for (int t = 0; t < kChunk; ++t) {
+        const I ct = __shfl_sync(kFullMask, c, t0 + t, W);
+        const T vt = __shfl_sync(kFullMask, v, t0 + t, W);
+        if (active && base + t0 + t < count) {
+          bj(ct, p[t]);
+#pragma unroll
+          for (int e = 0; e < VEC; ++e)
+            p[t][e] *= vt;
+        } else {
+#pragma unroll
+          for (int e = 0; e < VEC; ++e)
+            p[t][e] = T{0};
         }
-        acc += p[t];
+      }
+      // Segmented sum: before a nonzero, close every row that ends before
+      // it (empty rows included: they get beta*C). No shuffles in here: the
+      // groups of a warp take different paths when W < 32.
+#pragma unroll
+      for (int t = 0; t < kChunk; ++t) {
+        const int k = base + t0 + t;
+        if (k < count) {
+          while (k >= row_end) {
+            close_row();
+            ++row;
+            row_end = next_end;
+            next_end = row + 1 < m ? end_of(row + 1) : static_cast<int>(kUnitNnz);
+          }
+#pragma unroll
+          for (int e = 0; e < VEC; ++e)
+            acc[e] += p[t][e];
+        }
       }
     }
   }
@@ -741,13 +795,17 @@ const MergePartition<I>& merge_partition_of(const Csr<T, I>& A, std::int64_t per
   });
 }
 
-template <int W, class T, class I>
-void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
-                  std::int64_t n, const ExecContext& ctx) {
-  constexpr std::int64_t kUnitNnz = unit_nnz<W>();
+/// Merge-based with groups of W lanes of V columns (W = 32: the tiles of
+/// merge_based_tile32), units of U nonzeros.
+template <int W, int V, std::int64_t U, class T, class I>
+void launch_merge_units(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
+                        std::int64_t n, const ExecContext& ctx) {
+  constexpr std::int64_t kUnitNnz = U;
+  // The fix-up's column tile: W, or 32 where the groups hold vectors.
+  constexpr int kFixW = V == 1 ? W : kWarp;
   const MergePartition<I>& p = merge_partition_of(A, kUnitNnz, ctx);
   const StreamScratch carry(static_cast<std::size_t>(p.units * n) * sizeof(T), ctx.stream);
-  const auto tiles = static_cast<unsigned>(ceil_div(n, W));  // of the fix-up; 1 when W < 32
+  const auto tiles = static_cast<unsigned>(ceil_div(n, kFixW));  // 1 when W < 32, V = 1
   if constexpr (W == kWarp) {
     with_lane_tile<T>(B, C, n, [&]<int VEC, int NV>() {
       const RowEndBits& bits = row_end_bits(A, ctx);
@@ -759,19 +817,34 @@ void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strid
       check_launch("merge_based_tile32");
     });
   } else {
-    const dim3 grid(static_cast<unsigned>(ceil_div(p.units * W, kSpmmBlock)), tiles);
-    merge_based<W, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
+    const dim3 grid(static_cast<unsigned>(ceil_div(p.units * W, kSpmmBlock)));
+    merge_based<W, V, U, T, I><<<grid, kSpmmBlock, 0, ctx.stream>>>(
         A.rows(), n, A.nnz(), p.units, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
         p.part.data(), B, alpha, beta, C, carry.as<T>());
     check_launch("merge_based");
   }
   if (p.runs == 0) return;
-  const std::int64_t short_blocks = ceil_div(p.runs - p.long_runs, kFixupBlock / W);
-  merge_fixup<W, T, I><<<dim3(static_cast<unsigned>(p.long_runs + short_blocks), tiles),
-                         kFixupBlock, 0, ctx.stream>>>(n, kUnitNnz, p.long_runs, p.runs,
-                                                       p.run_rows.data(), A.row_ptr().data(),
-                                                       carry.as<T>(), alpha, C);
+  const std::int64_t short_blocks = ceil_div(p.runs - p.long_runs, kFixupBlock / kFixW);
+  merge_fixup<kFixW, T, I><<<dim3(static_cast<unsigned>(p.long_runs + short_blocks), tiles),
+                             kFixupBlock, 0, ctx.stream>>>(n, kUnitNnz, p.long_runs, p.runs,
+                                                           p.run_rows.data(), A.row_ptr().data(),
+                                                           carry.as<T>(), alpha, C);
   check_launch("merge_fixup");
+}
+
+template <int W, int V, class T, class I>
+void launch_merge(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
+                  std::int64_t n, const ExecContext& ctx) {
+  if constexpr (V == 1) {
+    launch_merge_units<W, V, unit_nnz<W>()>(alpha, A, B, beta, C, n, ctx);
+  } else {
+    static_assert(W == 8, "spmm_vector_groups gives merge-based only groups of 8 lanes");
+    if (spmm_vector_units_doubled(A.nnz())) {
+      launch_merge_units<W, V, 2 * unit_nnz<W>()>(alpha, A, B, beta, C, n, ctx);
+    } else {
+      launch_merge_units<W, V, unit_nnz<W>()>(alpha, A, B, beta, C, n, ctx);
+    }
+  }
 }
 
 /// Row groups for n > 16: rows with a mean of at most kRowBlockMean
@@ -863,18 +936,18 @@ void launch_tile32(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Stri
   }
 }
 
-template <int W, class T, class I>
+template <int W, int V, class T, class I>
 void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, Strided<T> C,
                       std::int64_t n, const ExecContext& ctx) {
   if constexpr (W == kWarp) {
     with_lane_tile<T>(
         B, C, n, [&]<int VEC, int NV>() { launch_tile32<VEC, NV>(alpha, A, B, beta, C, n, ctx); });
   } else {
-    const int parts = split_parts<row_split_narrow<2, W, T, I>, row_split_narrow<4, W, T, I>>(
+    const int parts = split_parts<row_split_narrow<2, W, V, T, I>, row_split_narrow<4, W, V, T, I>>(
         A, 1, kNarrowUnroll * kWarp / W, 4);
     with_constant<1, 2, 4>(parts, [&]<int K>() {
       const auto blocks = static_cast<unsigned>(ceil_div(A.rows(), kWarpsPerBlock / K));
-      row_split_narrow<K, W, T, I><<<blocks, kSpmmBlock, 0, ctx.stream>>>(
+      row_split_narrow<K, W, V, T, I><<<blocks, kSpmmBlock, 0, ctx.stream>>>(
           A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(), B, alpha, beta,
           C);
     });
@@ -882,10 +955,36 @@ void launch_row_split(T alpha, const Csr<T, I>& A, Strided<const T> B, T beta, S
   }
 }
 
-/// Calls f.template operator()<W>() with W = group_width(n) as a constant.
-template <class F>
-void with_width(std::int64_t n, F&& f) {
-  with_constant<32, 1, 2, 4, 8, 16>(group_width(n), f);
+/// Columns per lane of the vector groups (spmm_vector_groups): 16 bytes.
+template <class T>
+inline constexpr int kGroupVec = sizeof(T) == 4 ? 4 : 2;
+
+/// Calls f.template operator()<W, VEC>() with the lane groups of `A` × B at
+/// width n for row split (merge = false) or merge-based: W = group_width(n)
+/// and VEC = 1 (W = 32: the tiles of 32 columns), or groups of W < 32 lanes
+/// of kGroupVec<T> columns each where spmm_vector_groups says so.
+template <bool kMerge, class T, class I, class F>
+void with_groups(const Csr<T, I>& A, const Strided<const T>& B, const Strided<T>& C, std::int64_t n,
+                 F&& f) {
+  constexpr int V = kGroupVec<T>;
+  const bool fits = n > 16 && n <= 16 * V && vector_fits<V>(B, C, n);
+  const double mean =
+      A.rows() > 0 ? static_cast<double>(A.nnz()) / static_cast<double>(A.rows()) : 0.0;
+  const int w = spmm_vector_groups(n, V, fits, kMerge, A.rows(), mean);
+  if constexpr (V == 4) {  // W = 8 only with 4 columns per lane
+    if (w == 8) {
+      f.template operator()<8, V>();
+      return;
+    }
+  }
+  if constexpr (!kMerge) {  // merge-based takes no groups of 16 (spmm_vector_groups)
+    if (w == 16) {
+      f.template operator()<16, V>();
+      return;
+    }
+  }
+  with_constant<32, 1, 2, 4, 8, 16>(group_width(n),
+                                    [&]<int W>() { f.template operator()<W, 1>(); });
 }
 
 }  // namespace
@@ -893,16 +992,20 @@ void with_width(std::int64_t n, F&& f) {
 template <Value T, Index I>
 void spmm_csr_row_split(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                         const ExecContext& ctx) {
-  with_width(B.cols, [&]<int W>() {
-    launch_row_split<W>(alpha, A, strided(B), beta, strided(C), B.cols, ctx);
+  const Strided<const T> b = strided(B);
+  const Strided<T> c = strided(C);
+  with_groups<false>(A, b, c, B.cols, [&]<int W, int VEC>() {
+    launch_row_split<W, VEC>(alpha, A, b, beta, c, B.cols, ctx);
   });
 }
 
 template <Value T, Index I>
 void spmm_csr_merge_based(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                           const ExecContext& ctx) {
-  with_width(B.cols, [&]<int W>() {
-    launch_merge<W>(alpha, A, strided(B), beta, strided(C), B.cols, ctx);
+  const Strided<const T> b = strided(B);
+  const Strided<T> c = strided(C);
+  with_groups<true>(A, b, c, B.cols, [&]<int W, int VEC>() {
+    launch_merge<W, VEC>(alpha, A, b, beta, c, B.cols, ctx);
   });
 }
 
@@ -912,7 +1015,7 @@ std::string spmm_csr_can_run(const Csr<T, I>& A, const SpmmShape& shape) {
     return "n = " + std::to_string(shape.n) + " columns exceed the grid's " +
            std::to_string(kMaxGridY) + " tiles of 32";
   // The kernels address row i of B as a per-lane pointer + i × the row
-  // stride in bytes, an int (LaneB, ColumnB): a row-major B of more than one
+  // stride in bytes, an int (LaneB, GroupB): a row-major B of more than one
   // row whose stride exceeds that is refused (B of one row: only row 0).
   if (shape.b_layout == Layout::RowMajor && A.cols() > 1 &&
       shape.ldb > std::numeric_limits<int>::max() / static_cast<std::int64_t>(sizeof(T)))

@@ -180,22 +180,6 @@ __device__ __forceinline__ const char* row_address(const char* at, int row_bytes
   }
 }
 
-/// Column j of B as the narrow kernels (n ≤ 16) read it: B(i, j) at one
-/// multiply-add from a per-lane pointer, as LaneB.
-template <class T>
-struct ColumnB {
-  const char* at;
-  int row_bytes;
-
-  __device__ ColumnB(const Strided<const T>& B, std::int64_t j)
-      : at(reinterpret_cast<const char*>(B.data + j * B.cs)),
-        row_bytes(static_cast<int>(B.rs * static_cast<std::int64_t>(sizeof(T)))) {}
-  template <class I>
-  __device__ T operator()(I i) const {
-    return __ldg(reinterpret_cast<const T*>(row_address(at, row_bytes, i)));
-  }
-};
-
 /// This lane's view of B in a column tile: a pointer to each of its NV
 /// vectors in row 0 of B (column 0 for a vector past n, so that its loads
 /// stay inside B; sums of such vectors are never stored) and B's row stride
@@ -235,6 +219,24 @@ __device__ __forceinline__ void load_vec(const T* p, T* out) {
     }
   }
 }
+
+/// VEC consecutive columns j..j+VEC of B as the grouped kernels read them
+/// (row_split_narrow, merge_based: a group of W lanes covers W·VEC columns),
+/// one VEC-wide load at one multiply-add from a per-lane pointer, as LaneB
+/// (VEC > 1 needs vector_fits).
+template <class T, int VEC>
+struct GroupB {
+  const char* at;
+  int row_bytes;
+
+  __device__ GroupB(const Strided<const T>& B, std::int64_t j)
+      : at(reinterpret_cast<const char*>(B.data + j * B.cs)),
+        row_bytes(static_cast<int>(B.rs * static_cast<std::int64_t>(sizeof(T)))) {}
+  template <class I>
+  __device__ void operator()(I i, T* out) const {
+    load_vec<VEC>(reinterpret_cast<const T*>(row_address(at, row_bytes, i)), out);
+  }
+};
 
 /// b[u] = this lane's columns of row col_of(t0 + u) of B, for the kGroup
 /// entries t0 + u of a batch of `count` (warp-uniform); zeros past the
