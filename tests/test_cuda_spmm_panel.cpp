@@ -506,7 +506,7 @@ TEST(CudaSpmmPanelRule, WorthItOnHandmadeStatistics) {
 
 /// The vector groups of n > 16 (cuda::spmm_vector_groups and
 /// spmm_vector_units_doubled, session 15) and the Auto rules they change
-/// (choose_spmm's merge_groups, panel_worth_it without its second test), on
+/// (choose_spmm's merge_groups, panel_beats_groups), on
 /// the statistics of the members they were measured on. Host-side.
 TEST(CudaSpmmPanelRule, VectorGroupsOnHandmadeStatistics) {
 #if SPX_HAVE_CUDA
@@ -541,11 +541,19 @@ TEST(CudaSpmmPanelRule, VectorGroupsOnHandmadeStatistics) {
   EXPECT_EQ(cuda::choose_spmm(3.5, 8, 32, false, false, false), Algorithm::RowSplit);
   EXPECT_EQ(cuda::choose_spmm(6.9, 7, 32, false, false, true), Algorithm::RowSplit);
   EXPECT_EQ(cuda::choose_spmm(3.5, 8, 32, true, false, true), Algorithm::RowSplit);  // few rows
-  // Row panel against row split's groups: no second test.
-  EXPECT_FALSE(cuda::panel_worth_it(0.85, 6.9, false, false));   // 7-point stencil
-  EXPECT_FALSE(cuda::panel_worth_it(1.03, 10.0, false, false));  // random, 10 per row
-  EXPECT_TRUE(cuda::panel_worth_it(0.51, 25.4, false, false));   // 27-point stencil
-  EXPECT_TRUE(cuda::panel_worth_it(0.76, 5.0, false, false));    // 5-point stencil
+  // Row panel against row split's groups: no near-parity test, and at
+  // ratio >= 0.4 only on rows of under 20.
+  EXPECT_FALSE(cuda::panel_beats_groups(0.85, 6.9, false));   // 7-point stencil
+  EXPECT_FALSE(cuda::panel_beats_groups(1.03, 10.0, false));  // random, 10 per row
+  EXPECT_FALSE(cuda::panel_beats_groups(0.50, 26.4, false));  // 27-point stencil
+  EXPECT_TRUE(cuda::panel_beats_groups(0.50, 9.0, false));    // 9-point stencil
+  EXPECT_TRUE(cuda::panel_beats_groups(0.27, 26.9, false));   // FEM b = 3
+  EXPECT_TRUE(cuda::panel_beats_groups(0.76, 5.0, false));    // 5-point stencil
+  EXPECT_FALSE(cuda::panel_beats_groups(0.45, 9.0, true));    // few warps: below 0.4 only
+  EXPECT_TRUE(cuda::panel_beats_groups(0.35, 26.4, true));
+  // Without the groups the rule is unchanged.
+  EXPECT_TRUE(cuda::panel_worth_it(0.50, 26.4, false));
+  EXPECT_TRUE(cuda::panel_worth_it(0.85, 6.9, false));
 #else
   GTEST_SKIP() << "CUDA backend not compiled";
 #endif

@@ -405,12 +405,11 @@ TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
             (n <= 16 && (mean < 5.5 || (mean < 9.35 && !cached))))
           want = Algorithm::MergeBased;
         // Row panel where its plan says so (the plan: test_cuda_spmm_panel.cpp),
-        // without the plan's second test where row split takes vector groups.
+        // or panel_beats_groups where row split takes vector groups.
         if (!irregular_rows && n > 16) {
           const cuda::PanelPlan plan = cuda::panel_plan(A, n);
-          if (split_groups
-                  ? cuda::panel_worth_it(plan.ratio, mean, cuda::few_warps(plan.warps), false)
-                  : plan.worth_it)
+          if (split_groups ? cuda::panel_beats_groups(plan.ratio, mean, cuda::few_warps(plan.warps))
+                           : plan.worth_it)
             want = Algorithm::RowPanel;
         }
       }

@@ -31,8 +31,8 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
   // Auto: few rows take row split, irregular rows merge-based
   // (cuda::choose_spmm's rules 0 and 1, before the panel unions are
   // counted); then, for n > 16, row panel where cuda::panel_plan finds it
-  // worth it (cuda::panel_worth_it, without its second test where row split
-  // takes vector groups); otherwise cuda::choose_spmm (spmm.hpp). The
+  // worth it (cuda::panel_worth_it; cuda::panel_beats_groups where row
+  // split takes vector groups); otherwise cuda::choose_spmm (spmm.hpp). The
   // longest row comes from the cached device row statistics, the union
   // totals from a cached device pass (host passes for a host matrix). The
   // vector groups (cuda::spmm_vector_groups) are judged from the shape: the
@@ -51,7 +51,7 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
     if (!few_rows && shape.n > 16 && !cuda::irregular_rows(mean_row, max_row)) {
       const cuda::PanelPlan plan = cuda::panel_plan(A, shape.n);
       if (groups(false)
-              ? cuda::panel_worth_it(plan.ratio, mean_row, cuda::few_warps(plan.warps), false)
+              ? cuda::panel_beats_groups(plan.ratio, mean_row, cuda::few_warps(plan.warps))
               : plan.worth_it)
         return Algorithm::RowPanel;
     }

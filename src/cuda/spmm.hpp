@@ -187,15 +187,29 @@ inline std::int64_t row_panel_warps(std::int64_t rows, int R, std::int64_t n) {
 ///  - else: ratio < kPanelWorthIt, or ratio < kPanelNearRatio with mean_row
 ///    in [kPanelMinMean, kPanelMaxMean], or ratio < kPanelShortRatio with
 ///    mean_row < kPanelMinMean.
-/// `near` = false leaves out the second test: where row split takes vector
-/// groups (spmm_vector_groups) it keeps as many loads of B in flight as the
-/// panels. H100, session 15: there the 7-point stencil and random-d10 ran
-/// 0.97-1.03× and 1.2-1.4× as fast with row split as with row panel.
-inline bool panel_worth_it(double ratio, double mean_row, bool few_warps, bool near = true) {
+inline bool panel_worth_it(double ratio, double mean_row, bool few_warps) {
   if (few_warps) return ratio < kPanelFewWarpsRatio;
   return ratio < kPanelWorthIt ||
-         (near && ratio < kPanelNearRatio && mean_row >= kPanelMinMean &&
-          mean_row <= kPanelMaxMean) ||
+         (ratio < kPanelNearRatio && mean_row >= kPanelMinMean && mean_row <= kPanelMaxMean) ||
+         (ratio < kPanelShortRatio && mean_row < kPanelMinMean);
+}
+
+/// Where row split takes vector groups (spmm_vector_groups) the panels must
+/// save more: the near-parity test goes (the groups keep as many loads of B
+/// in flight as R rows a warp), and at ratio ≥ kPanelGroupsRatio the
+/// reuse test holds only on rows of fewer than kPanelGroupsMean nonzeros on
+/// average. H100, session 15 (spmm-rest-*-s15-4ec2e3f, spmm-large-*-s15-*):
+/// row split's groups over row panel's time, f32 at n = 32 and 64, 7-point
+/// stencil (estimate 0.82-0.85) 1.01-1.07, random-d10 (≈ 1.0) 0.70-0.98,
+/// 27-point stencil (0.46-0.51, 26 a row) 0.61-0.86; 9-point stencil (0.46-
+/// 0.50, 9 a row) 1.06-1.28 and FEM (0.25-0.30) 0.88-1.56 stay with the
+/// panels; f64 at n = 32 the 27-point stencils 0.97-1.03.
+inline constexpr double kPanelGroupsRatio = 0.4;
+inline constexpr double kPanelGroupsMean = 20.0;
+
+inline bool panel_beats_groups(double ratio, double mean_row, bool few_warps) {
+  if (few_warps) return ratio < kPanelFewWarpsRatio;
+  return (ratio < kPanelWorthIt && (ratio < kPanelGroupsRatio || mean_row < kPanelGroupsMean)) ||
          (ratio < kPanelShortRatio && mean_row < kPanelMinMean);
 }
 
