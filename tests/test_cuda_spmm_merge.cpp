@@ -5,15 +5,18 @@
 // thousands of units) among short rows, rows whose runs sit just below and
 // above the fix-up's short/long boundary (32 units), leading and trailing
 // empty rows and runs of them, rows ending exactly at unit ends followed by
-// empty rows and rows of 31/32/33 (the row-end bits); for n ∈ {1, 3, 8, 32, 33, 48, 64, 200}
-// (every group width; n = 32, 48, 64 with aligned row-major B and C take the
-// groups of vectors, with an odd leading dimension the tiles of 32),
-// row- and column-major B and C with padded leading dimensions, beta = 0 (C poisoned with NaN) and
-// beta ≠ 0. Two kinds of data: random reals against the long-double reference with its
-// magnitude-scaled bound, and small integers, whose sums are exact in any order (below 2^24),
-// compared exactly: in float the bound of a row of 10^5 nonzeros would hide a lost or doubled
-// carry-out, exactness does not. Every test needs a GPU: it skips without one (fails with
-// SPX_REQUIRE_GPU=1).
+// empty rows and rows of 31/32/33 (the row-end bits); for
+// n ∈ {1, 3, 8, 32, 33, 48, 64, 200} (every group width; in f32, n = 32
+// with aligned row-major B and C takes the vector groups of 8 lanes, with an
+// odd leading dimension the tiles; these matrices have fewer than 8192 rows,
+// so the groups of 16 run in VectorGroupsOnALargeMatrix), row- and
+// column-major B and C with padded leading dimensions, beta = 0 (C poisoned
+// with NaN) and beta ≠ 0.
+// Two kinds of data: random reals against the long-double reference with
+// its magnitude-scaled bound, and small integers, whose sums are exact in
+// any order (below 2^24), compared exactly: in float the bound of a row of
+// 10^5 nonzeros would hide a lost or doubled carry-out, exactness does not.
+// Every test needs a GPU: it skips without one (fails with SPX_REQUIRE_GPU=1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,6 +36,9 @@
 #include "dense.hpp"
 #include "reference.hpp"
 #include "spx/ops.hpp"
+#if SPX_HAVE_CUDA
+#include "cuda/spmm.hpp"
+#endif
 
 namespace spx::test {
 namespace {
@@ -256,7 +262,7 @@ TYPED_TEST(CudaSpmmMerge, Deterministic) {
 /// than 2^19 nonzeros (merge-based's doubled units, f32 at n ≤ 32: about
 /// 6.2·10^5, against 5.2·10^5 for 20000 rows, which fell short of 2^19 in
 /// one GPU run); n = 20
-/// (5 of a group's 8 lanes hold columns), 32, 48, 64; aligned row-major B
+/// (in f32, 5 of a group's 8 lanes hold columns), 32, 48, 64; aligned row-major B
 /// and C (the groups), padded and aligned (the groups) and with an odd
 /// leading dimension (the tiles); integer data compared exactly.
 TYPED_TEST(CudaSpmmMerge, VectorGroupsOnALargeMatrix) {
@@ -280,7 +286,22 @@ TYPED_TEST(CudaSpmmMerge, VectorGroupsOnALargeMatrix) {
   // Under the sanitizers (small tests) n = 20 and 48 still take every group.
   const std::vector<std::int64_t> widths =
       small_tests() ? std::vector<std::int64_t>{20, 48} : std::vector<std::int64_t>{20, 32, 48, 64};
+#if SPX_HAVE_CUDA
+  const double mean = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
+  constexpr int kVec = sizeof(T) == 4 ? 4 : 2;
+#endif
   for (const std::int64_t n : widths) {
+#if SPX_HAVE_CUDA
+    // Row split takes the groups at every width here (f64: up to n = 32),
+    // merge-based in f32 up to n = 32, with units of 64.
+    if (n <= 16 * kVec) {
+      ASSERT_GT(cuda::spmm_vector_groups(n, kVec, true, false, A.rows(), mean), 0) << "n=" << n;
+    }
+    if (kVec == 4 && n <= 32) {
+      ASSERT_EQ(cuda::spmm_vector_groups(n, kVec, true, true, A.rows(), mean), 8) << "n=" << n;
+      ASSERT_TRUE(cuda::spmm_vector_units_doubled(A.nnz()));
+    }
+#endif
     const auto B = values<T>(cols * n, true, seed + 2);
     const auto C0 = values<T>(A.rows() * n, true, seed + 3);
     const Product product = reference::product(A, std::span<const T>(B), n);

@@ -559,6 +559,33 @@ TEST(CudaSpmmPanelRule, VectorGroupsOnHandmadeStatistics) {
 #endif
 }
 
+/// Auto judges the vector groups from the shape: on rows of fewer than 4
+/// nonzeros (8-band matrix, 3.5 a row) f32 at n = 32 takes merge-based only
+/// where B and C are row-major with leading dimensions that are multiples of
+/// 4; f64 never (merge-based has no groups of 16). Host matrices.
+TYPED_TEST(CudaSpmmPanel, AutoJudgesTheVectorGroupsFromTheShape) {
+#if SPX_HAVE_CUDA
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const auto& registry = Registry<T, I>::instance();
+  const Csr<T, I> banded = generated<T, I>("banded:n=40000,bands=8", fresh_seed()).A;
+  const auto pick = [&](SpmmShape shape) {
+    return registry.choose_spmm(MatrixRef<T, I>{&banded}, Backend::Cuda, shape);
+  };
+  const Algorithm aligned = sizeof(T) == 4 ? Algorithm::MergeBased : Algorithm::RowSplit;
+  EXPECT_EQ(pick(SpmmShape{32}), aligned);
+  EXPECT_EQ(pick(SpmmShape{32, Layout::RowMajor, Layout::RowMajor, 32, 36}), aligned);
+  EXPECT_EQ(pick(SpmmShape{32, Layout::RowMajor, Layout::RowMajor, 33, 32}), Algorithm::RowSplit);
+  EXPECT_EQ(pick(SpmmShape{32, Layout::RowMajor, Layout::ColMajor, 32, 40000}),
+            Algorithm::RowSplit);
+  EXPECT_EQ(pick(SpmmShape{30}), Algorithm::RowSplit);  // n not a multiple of 4
+  // Groups of 16: row split's only (row panel may win here by its own rule).
+  EXPECT_NE(pick(SpmmShape{64}), Algorithm::MergeBased);
+#else
+  GTEST_SKIP() << "CUDA backend not compiled";
+#endif
+}
+
 /// Row split's warps per row (cuda::row_split_parts, session 14; n > 16:
 /// steps of 32 nonzeros, from 2 of them; n <= 16: of 4·32/W, from 4) on the statistics of the real
 /// matrices it was measured on (H100 resident warps of the kernel: 3168-6336 by precision and

@@ -89,7 +89,7 @@ void spmm_csr_row_split(T alpha, const Csr<T, I>& A, DenseView<const T> B, T bet
                         const ExecContext& ctx);
 
 /// Merge-based (paper §4.2): equal nonzeros per unit (a warp, or a group of W
-/// lanes when n ≤ 16), the first row of every unit found once by a partition
+/// lanes when n ≤ 16 or with vector groups), the first row of every unit found once by a partition
 /// kernel and kept in A.structure_cache(); a unit writes the rows that start
 /// in its range and saves the partial row it starts inside as a carry-out,
 /// added by a fix-up kernel.
@@ -215,8 +215,8 @@ inline bool panel_beats_groups(double ratio, double mean_row, bool few_warps) {
 
 /// Warps per (row, column tile) of CSR SpMM's row split: K warps of a
 /// block share a row, each taking a contiguous chunk of its steps (a warp's
-/// nonzeros per step: `step`, 32 for n > 16, 4·32/W for n ≤ 16 with groups
-/// of W lanes), and meet in shared memory. For matrices too small to fill
+/// nonzeros per step: `step`, 32 for the tiles of n > 16, 4·32/W for groups
+/// of W lanes, n ≤ 16 or vector groups), and meet in shared memory. For matrices too small to fill
 /// the GPU the product is latency bound: its time is about the longest
 /// row's chain of dependent steps, and K warps cut that chain K times at no
 /// cost in waves. So, when the longest row has at least `min_steps` steps,
@@ -256,13 +256,16 @@ inline int row_split_parts(std::int64_t rows, std::int64_t tiles, std::int64_t m
 /// n ≤ 32). H100, session 15 (bench/results/spmm-groups-*-s15-*: each
 /// kernel with and without the groups in the same binary, the 48 members
 /// below the suite's large ones):
-///  - row split, W = 8: 1.06-2.4× faster on every member whose rows hold 3
-///    or more nonzeros on average, 0.66-0.88× on the three with fewer (road
+///  - row split, W = 8: 0.97-2.4× as fast on the members whose rows hold 3
+///    or more nonzeros on average (42 of 45 at 1.05× or more; stencils
+///    1.4-1.6×, FEM 1.45-2.0×), 0.66-0.88× on the three with fewer (road
 ///    network, luxembourg, the 4-band matrix: row groups of
 ///    row_block_tile32 read those better);
-///  - row split, W = 16: 1.1-1.7× faster (f32 at n = 64 and f64 at n = 32)
-///    on members of ≥ 8192 rows and mean ≥ 3, but 0.42-1.2× on smaller ones
-///    (the tiles' longer steps suit K warps per row there);
+///  - row split, W = 16, on members of ≥ 8192 rows and mean ≥ 3: f32 at
+///    n = 64 1.05-1.7×, f64 at n = 32 1.0-1.53× but 0.86-0.87× on the two
+///    irregular ones (dense rows, mixed; Auto gives those to merge-based);
+///    0.42-1.2× on smaller members (the tiles' longer steps suit K warps per
+///    row there);
 ///  - merge-based, W = 8: 1.1-2.0× faster on all but one member (the
 ///    dense-row one, 0.82×, with units of 32 nonzeros: see
 ///    spmm_vector_units_doubled); W = 16: 0.67-0.94× on the ≥ 10^5-row

@@ -401,7 +401,7 @@ __global__ void __launch_bounds__(kSpmmBlock)
                 const I* __restrict__ ptr, const I* __restrict__ col, const T* __restrict__ val,
                 const I* __restrict__ part, Strided<const T> B, T alpha, T beta, Strided<T> C,
                 T* __restrict__ carry) {
-  static_assert(W < kWarp, "n > 16 takes merge_based_tile32");
+  static_assert(W < kWarp, "W = 32 is merge_based_tile32");
   constexpr std::int64_t kUnitNnz = U;
   static_assert(U % W == 0, "a unit is whole batches");
   constexpr int kBatches = static_cast<int>(kUnitNnz / W);
@@ -534,8 +534,9 @@ __global__ void __launch_bounds__(kSpmmBlock)
     close_row();
 }
 
-/// n > 16: merge-based with a warp per unit of unit_nnz<32>() nonzeros and
-/// a column tile per blockIdx.y (vectors per lane as row_split_tile32). A
+/// n > 16 without vector groups: merge-based with a warp per unit of
+/// unit_nnz<32>() nonzeros and a column tile per blockIdx.y (vectors per
+/// lane as row_split_tile32). A
 /// batch of 32 nonzeros is loaded one per lane and broadcast by shuffle in
 /// groups whose loads of B are issued together (load_b_group); the sum
 /// stores a row of C after a nonzero whose bit in RowEndBits is set (one
