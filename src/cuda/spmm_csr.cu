@@ -98,6 +98,41 @@ __device__ __forceinline__ void for_each_nonzero(std::int64_t begin, std::int64_
   }
 }
 
+/// K warps per row (row_split_parts): warp `part` of the row's K takes the
+/// part-th contiguous chunk of [begin, end), in whole steps of `step`
+/// nonzeros.
+template <int K>
+__device__ __forceinline__ void part_of_row(std::int64_t& begin, std::int64_t& end,
+                                            std::int64_t step, int part) {
+  const std::int64_t chunk = ((end - begin + step - 1) / step + K - 1) / K * step;
+  begin = min(end, begin + part * chunk);
+  end = min(end, begin + chunk);
+}
+
+/// K > 1: the partial sums acc[0..N) of a row's K warps (warp `part` of
+/// them, `warp` in the block) meet in shared memory. Returns true in the
+/// row's first warp, whose acc then holds the row's sum, added in the order
+/// of the warps (deterministic); false in the others and for a row past the
+/// matrix (`valid` false). Every thread of the block must call it.
+template <int K, int N, class T>
+__device__ __forceinline__ bool meet_parts(T (&acc)[N], int warp, int part, bool valid) {
+  __shared__ T partial[kWarpsPerBlock][N][kWarp];
+  const int lane = static_cast<int>(threadIdx.x % kWarp);
+  if (part != 0) {
+#pragma unroll
+    for (int q = 0; q < N; ++q)
+      partial[warp][q][lane] = acc[q];
+  }
+  __syncthreads();
+  if (part != 0 || !valid) return false;
+#pragma unroll
+  for (int p = 1; p < K; ++p)
+#pragma unroll
+    for (int q = 0; q < N; ++q)
+      acc[q] += partial[warp + p][q][lane];
+  return true;
+}
+
 /// n > 16: a warp per (row, column tile); the row's nonzeros go through
 /// for_each_nonzero, so a lane keeps kGroup·NV loads of B in flight whatever
 /// the row length, and a row of A is read once per tile. With K > 1
@@ -127,11 +162,7 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
     acc[q] = T{0};
   if (row < m) {  // warp-uniform
     std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
-    if constexpr (K > 1) {
-      const std::int64_t chunk = ((end - begin + kWarp - 1) / kWarp + K - 1) / K * kWarp;
-      begin = min(end, begin + part * chunk);
-      end = min(end, begin + chunk);
-    }
+    if constexpr (K > 1) part_of_row<K>(begin, end, kWarp, part);
     for_each_nonzero(begin, end, col, val, LaneB<VEC, NV, T>(B, tile),
                      [&](std::int64_t, T vt, const T(&b)[Tile::kCols]) {
 #pragma unroll
@@ -140,20 +171,7 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
                      });
   }
   if constexpr (K > 1) {
-    __shared__ T partial[kWarpsPerBlock][Tile::kCols][kWarp];
-    const int lane = static_cast<int>(threadIdx.x % kWarp);
-    if (part != 0) {
-#pragma unroll
-      for (int q = 0; q < Tile::kCols; ++q)
-        partial[warp][q][lane] = acc[q];
-    }
-    __syncthreads();
-    if (part != 0 || row >= m) return;
-#pragma unroll
-    for (int p = 1; p < K; ++p)
-#pragma unroll
-      for (int q = 0; q < Tile::kCols; ++q)
-        acc[q] += partial[warp + p][q][lane];
+    if (!meet_parts<K>(acc, warp, part, row < m)) return;
   }
   tile.store(C, row, alpha, acc, beta);
 }
@@ -246,12 +264,7 @@ __global__ void __launch_bounds__(kSpmmBlock)
     acc[e] = T{0};
   if (row < m) {  // warp-uniform
     std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
-    if constexpr (K > 1) {
-      constexpr std::int64_t kStep = kU * kSlots;
-      const std::int64_t chunk = ((end - begin + kStep - 1) / kStep + K - 1) / K * kStep;
-      begin = min(end, begin + part * chunk);
-      end = min(end, begin + chunk);
-    }
+    if constexpr (K > 1) part_of_row<K>(begin, end, kU * kSlots, part);
     // Accumulate this slot's share of the row: steps of kU nonzeros per
     // lane, all loads of a step issued before its first product (the last
     // step predicated).
@@ -291,18 +304,7 @@ __global__ void __launch_bounds__(kSpmmBlock)
       acc[e] = across_groups_sum<W>(acc[e]);
   }
   if constexpr (K > 1) {
-    __shared__ T partial[kWarpsPerBlock][VEC][kWarp];
-    if (part != 0)
-#pragma unroll
-      for (int e = 0; e < VEC; ++e)
-        partial[warp][e][lane] = acc[e];
-    __syncthreads();
-    if (part != 0 || row >= m) return;
-#pragma unroll
-    for (int p = 1; p < K; ++p)
-#pragma unroll
-      for (int e = 0; e < VEC; ++e)
-        acc[e] += partial[warp + p][e][lane];
+    if (!meet_parts<K>(acc, warp, part, row < m)) return;
   }
   if (slot == 0 && active) store_c_vec<VEC>(C, row, j, alpha, acc, beta);
 }
@@ -968,7 +970,7 @@ template <bool kMerge, class T, class I, class F>
 void with_groups(const Csr<T, I>& A, const Strided<const T>& B, const Strided<T>& C, std::int64_t n,
                  F&& f) {
   constexpr int V = kGroupVec<T>;
-  const bool fits = n > 16 && n <= 16 * V && vector_fits<V>(B, C, n);
+  const bool fits = vector_fits<V>(B, C, n);
   const double mean =
       A.rows() > 0 ? static_cast<double>(A.nnz()) / static_cast<double>(A.rows()) : 0.0;
   const int w = spmm_vector_groups(n, V, fits, kMerge, A.rows(), mean);
