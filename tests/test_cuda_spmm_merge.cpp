@@ -159,6 +159,19 @@ std::vector<T> run_csr(Algorithm algorithm, const Csr<T, I>& dA, const std::vect
   return dC.to_vector();
 }
 
+/// Entries of `got` (rows of n) that differ from `exact`, for integer data
+/// whose sums are exact in any order; the first 5 are reported as failures.
+template <class T, class U>
+int exact_mismatches(const std::vector<T>& got, const std::vector<U>& exact, std::int64_t n,
+                     const std::string& what) {
+  int bad = 0;
+  for (std::size_t e = 0; e < got.size(); ++e)
+    if (!(got[e] == exact[e]) && ++bad <= 5)
+      ADD_FAILURE() << what << ": C[" << e / n << "," << e % n << "] = " << got[e] << ", exact "
+                    << exact[e];
+  return bad;
+}
+
 /// (storage, beta, algorithm) of LongRowsMatchReference: merge-based in
 /// every storage with beta = 0 and `beta`, row split in the first two and
 /// the padded aligned one.
@@ -208,12 +221,7 @@ TYPED_TEST(CudaSpmmMerge, LongRowsMatchReference) {
           const Expected<T> ref = expected<T>(product, a, b, C0);
           if (integer) {
             // Exact: every partial sum is an integer below 2^24.
-            int bad = 0;
-            for (std::size_t e = 0; e < got.size(); ++e)
-              if (!(got[e] == ref.y[e]) && ++bad <= 5)
-                ADD_FAILURE() << what << ": C[" << e / n << "," << e % n << "] = " << got[e]
-                              << ", exact " << ref.y[e];
-            if (bad > 0) return;
+            if (exact_mismatches(got, ref.y, n, what) > 0) return;
           } else if (expect_matches(got, ref, what) > 0) {
             return;
           }
@@ -317,12 +325,7 @@ TYPED_TEST(CudaSpmmMerge, VectorGroupsOnALargeMatrix) {
               << what << ": padding of C was written";
           const std::vector<T> got = Cs.logical(stored);
           const Expected<T> ref = expected<T>(product, T{2}, b, C0);
-          int bad = 0;
-          for (std::size_t e = 0; e < got.size(); ++e)
-            if (!(got[e] == ref.y[e]) && ++bad <= 5)
-              ADD_FAILURE() << what << ": C[" << e / n << "," << e % n << "] = " << got[e]
-                            << ", exact " << ref.y[e];
-          if (bad > 0) return;
+          if (exact_mismatches(got, ref.y, n, what) > 0) return;
         }
       }
     }
