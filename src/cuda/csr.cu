@@ -276,18 +276,35 @@ __global__ void merge_plan_kernel(std::int64_t rows, std::int64_t nnz,
   coords[2 * b + 1] = static_cast<I>(d - r);
 }
 
-/// Shared-memory item: a row end or a product, never both at once.
-template <class T, class I>
+/// Shared-memory item: a row end (relative to the block's first nonzero: it
+/// fits an int) or a product, never both at once.
+template <class T>
 union MergeItem {
-  I row_end;
+  int row_end;
   T product;
 };
+
+/// The number of the block's rows that end before its merge-path item d: the
+/// search of merge_path_rows over the staged row ends, in 32-bit arithmetic
+/// (every quantity of a block tile fits an int).
+template <class T>
+__device__ __forceinline__ int tile_path_rows(int d, const MergeItem<T>* ends, int nr, int nk) {
+  int lo = max(0, d - nk), hi = min(d, nr);
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (ends[mid].row_end <= d - mid - 1) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
 
 /// Inclusive sum over the block's threads within runs of equal key (keys
 /// non-decreasing in thread order).
 template <class T>
-__device__ T block_run_scan(std::int64_t key, T v, int lane, int warp_id, std::int64_t* warp_key,
-                            T* warp_sum) {
+__device__ T block_run_scan(int key, T v, int lane, int warp_id, int* warp_key, T* warp_sum) {
   unsigned heads = 0;
   v = warp_run_scan(key, v, lane, heads);
   // Phase 1: each warp's last lane publishes its key and partial sum.
@@ -298,7 +315,7 @@ __device__ T block_run_scan(std::int64_t key, T v, int lane, int warp_id, std::i
   __syncthreads();
   // Phase 2: the first warp scans the warps' partial sums.
   if (warp_id == 0) {
-    const std::int64_t k = lane < kWarpsPerBlock ? warp_key[lane] : kNoRow;
+    const int k = lane < kWarpsPerBlock ? warp_key[lane] : INT_MAX;
     T s = lane < kWarpsPerBlock ? warp_sum[lane] : T{0};
     s = warp_run_scan(k, s, lane, heads);
     if (lane < kWarpsPerBlock) warp_sum[lane] = s;
@@ -315,8 +332,8 @@ __global__ void __launch_bounds__(kBlock)
                      const T* __restrict__ val, const T* __restrict__ x, T alpha, T beta,
                      T* __restrict__ y, const I* __restrict__ coords, I* __restrict__ carry_row,
                      T* __restrict__ carry_val) {
-  __shared__ MergeItem<T, I> items[kBlock * Items];
-  __shared__ std::int64_t warp_key[kWarpsPerBlock];
+  __shared__ MergeItem<T> items[kBlock * Items + 1];  // + 1: the loads past the last product
+  __shared__ int warp_key[kWarpsPerBlock];
   __shared__ T warp_sum[kWarpsPerBlock];
   const int tid = threadIdx.x;
   const int lane = tid % kWarpSize;
@@ -332,19 +349,21 @@ __global__ void __launch_bounds__(kBlock)
 
   // Phase 2: stage the row ends and the products of the nonzeros (coalesced).
   for (int i = tid; i < nr; i += kBlock)
-    items[i].row_end = row_ptr[r0 + 1 + i];
+    items[i].row_end = static_cast<int>(row_ptr[r0 + 1 + i] - k0);
   {  // all loads of a thread issued before the first product (nk <= kBlock * Items)
+    const I* const cb = col + k0;
+    const T* const vb = val + k0;
     I c[Items];
     T v[Items];
 #pragma unroll
     for (int u = 0; u < Items; ++u) {
       const int j = tid + u * kBlock;
       if constexpr (Stream) {  // evict-first: read once, coalesced
-        c[u] = j < nk ? __ldcs(col + k0 + j) : I{0};
-        v[u] = j < nk ? __ldcs(val + k0 + j) : T{0};
+        c[u] = j < nk ? __ldcs(cb + j) : I{0};
+        v[u] = j < nk ? __ldcs(vb + j) : T{0};
       } else {
-        c[u] = j < nk ? col[k0 + j] : I{0};
-        v[u] = j < nk ? val[k0 + j] : T{0};
+        c[u] = j < nk ? cb[j] : I{0};
+        v[u] = j < nk ? vb[j] : T{0};
       }
     }
 #pragma unroll
@@ -356,48 +375,56 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
 
   // Phase 3: each thread's share, Items items; its start by a search.
-  const int d_begin = min(tid * Items, nr + nk);
-  const int d_end = min(d_begin + Items, nr + nk);
-  const MergeItem<T, I>* staged = items;
-  int row = static_cast<int>(merge_path_rows(
-      d_begin, [staged](std::int64_t i) { return staged[i].row_end; }, nr, k0, nk));
-  int nz = d_begin - row;
+  const int d_total = nr + nk;
+  const int d_begin = min(tid * Items, d_total);
+  const int start_row = tile_path_rows(d_begin, items, nr, nk);
+  const int limit = d_total - d_begin;  // the thread's valid items: Items but at the very end
 
-  // Phase 4: consume whole rows. The first row ended here may hold partial
-  // sums of the threads before: it waits for the carry-in (Phase 6); the
-  // others are stored at once. The current row's end (relative to k0) stays
-  // in a register; rows past the block's last end never end here.
-  auto end_of = [&](int r) {
-    return r < nr ? static_cast<int>(static_cast<std::int64_t>(items[r].row_end) - k0) : INT_MAX;
-  };
+  // Phase 4: consume the items, unrolled and predicated, without divergent
+  // branches: a row end records the row's sum in sums[u] and bit u of ended;
+  // a nonzero adds its product. The current row's end stays in a register;
+  // rows past the block's last end never end here.
+  auto end_of = [&](int r) { return r < nr ? items[r].row_end : INT_MAX; };
+  int row = start_row;
+  int nz = d_begin - start_row;
   int end = end_of(row);
-  T sum = 0, first_sum = 0;
-  int first_row = -1;
-  for (int d = d_begin; d < d_end; ++d) {
-    if (nz >= end) {
-      if (first_row < 0) {
-        first_row = row;
-        first_sum = sum;
-      } else {
-        store_axpby(y, r0 + row, alpha, sum, beta);
-      }
-      sum = 0;
-      end = end_of(++row);
-    } else {
-      sum += items[nr + nz].product;
-      ++nz;
-    }
+  T sum = 0;
+  T sums[Items];
+  unsigned ended = 0;
+#pragma unroll
+  for (int u = 0; u < Items; ++u) {
+    const bool valid = u < limit;
+    const bool at_end = valid && nz >= end;
+    const T product = items[nr + min(nz, nk)].product;  // read always, used when it is a nonzero
+    sums[u] = sum;
+    sum = at_end ? T{0} : (valid ? sum + product : sum);
+    nz += valid && !at_end ? 1 : 0;
+    row += at_end ? 1 : 0;
+    const int next_end = end_of(row);  // read always, kept at a row end
+    end = at_end ? next_end : end;
+    ended |= at_end ? 1u << u : 0u;
   }
 
   // Phase 5: carry-outs (the partial sum of the row each thread ends in),
   // scanned over the block by row; a thread's carry-in is its predecessor's.
-  const T inclusive =
-      block_run_scan(static_cast<std::int64_t>(row), sum, lane, warp_id, warp_key, warp_sum);
+  // The scan's barriers also end every thread's reads of the row ends.
+  const T inclusive = block_run_scan(row, sum, lane, warp_id, warp_key, warp_sum);
   T carry_in = __shfl_up_sync(kFullMask, inclusive, 1);
   if (lane == 0) carry_in = warp_id > 0 ? warp_sum[warp_id - 1] : T{0};
 
-  // Phase 6: the first row ended here gets the carry-in.
-  if (first_row >= 0) store_axpby(y, r0 + first_row, alpha, carry_in + first_sum, beta);
+  // Phase 6: the sums of the rows ended here replace their row ends in shared
+  // memory; the first, the row the thread started in, gets the carry-in.
+  // Then the block stores its rows, coalesced.
+  int r = start_row;
+#pragma unroll
+  for (int u = 0; u < Items; ++u) {
+    if ((ended >> u) & 1u) items[r].product = r == start_row ? carry_in + sums[u] : sums[u];
+    r += (ended >> u) & 1u;
+  }
+  __syncthreads();
+  T* const yb = y + r0;
+  for (int i = tid; i < nr; i += kBlock)
+    store_axpby(yb, i, alpha, items[i].product, beta);
 
   // Phase 7: the block's carry-out, for the row it ends in (continued in the
   // next block; row r1 == rows past the end carries nothing).
