@@ -277,7 +277,8 @@ __global__ void merge_plan_kernel(std::int64_t rows, std::int64_t nnz,
 }
 
 /// Shared-memory item: a row end (relative to the block's first nonzero: it
-/// fits an int) or a product, never both at once.
+/// fits an int) or a product, never both at once; after the consume loop the
+/// row-end slots take the rows' sums.
 template <class T>
 union MergeItem {
   int row_end;
@@ -378,7 +379,7 @@ __global__ void __launch_bounds__(kBlock)
   const int d_total = nr + nk;
   const int d_begin = min(tid * Items, d_total);
   const int start_row = tile_path_rows(d_begin, items, nr, nk);
-  const int limit = d_total - d_begin;  // the thread's valid items: Items but at the very end
+  const int limit = d_total - d_begin;  // valid items from d_begin: < Items only at the very end
 
   // Phase 4: consume the items, unrolled and predicated, without divergent
   // branches: a row end records the row's sum in sums[u] and bit u of ended;
