@@ -363,8 +363,11 @@ TEST(Plan, DeviceAdvisorOffersCsrWithItsAutoKernel) {
     o.backend = Backend::Cuda;
     const Advice a = advise(A, products(1), o);
     ASSERT_EQ(count_csr(a), 1);
-    for (const Candidate& c : a.candidates)
-      if (c.format == Format::Csr) EXPECT_EQ(c.algorithm, want);
+    for (const Candidate& c : a.candidates) {
+      if (c.format == Format::Csr) {
+        EXPECT_EQ(c.algorithm, want);
+      }
+    }
     o.all_csr_kernels = true;
     EXPECT_GT(count_csr(advise(A, products(1), o)), 3);
   }
@@ -620,8 +623,11 @@ TEST(Plan, TuningMeasuresCandidatesAndRecordsItsCost) {
   EXPECT_TRUE(r.advice.chosen().measured);
   // The plan keeps the measured candidate of least product time (the
   // measured candidates' conversions are paid by then).
-  for (const Candidate& c : r.advice.candidates)
-    if (c.measured) EXPECT_LE(r.advice.chosen().measured_s, c.measured_s) << to_string(c.format);
+  for (const Candidate& c : r.advice.candidates) {
+    if (c.measured) {
+      EXPECT_LE(r.advice.chosen().measured_s, c.measured_s) << to_string(c.format);
+    }
+  }
   // Below tune_min_products the plan does not tune, nor where measuring
   // would cost more than the budget allows.
   EXPECT_FALSE((Plan<double, std::int32_t>(A, products(10), po).report().tuned));
