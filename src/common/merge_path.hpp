@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 /// A function for host and device code (nvcc), or a plain inline one.
 #ifndef SPX_HOST_DEVICE
@@ -22,16 +23,18 @@ namespace spx::detail {
 /// first_nz, first_nz+1, ..., first_nz+nnz-1; a row end is taken as soon as
 /// every nonzero before it is taken. Returns, for the point on diagonal d
 /// (0 <= d <= rows + nnz), the number of rows consumed; the number of
-/// nonzeros consumed is d minus that.
-template <class RowEnd>
-SPX_HOST_DEVICE std::int64_t merge_path_rows(std::int64_t d, RowEnd row_end, std::int64_t rows,
-                                             std::int64_t first_nz, std::int64_t nnz) {
-  std::int64_t lo = d > nnz ? d - nnz : 0;
-  std::int64_t hi = d < rows ? d : rows;
+/// nonzeros consumed is d minus that. N is the arithmetic: 64-bit over a
+/// whole matrix, int inside a CUDA block's tile (where every quantity fits).
+template <class N = std::int64_t, class RowEnd>
+SPX_HOST_DEVICE N merge_path_rows(std::type_identity_t<N> d, RowEnd row_end,
+                                  std::type_identity_t<N> rows, std::type_identity_t<N> first_nz,
+                                  std::type_identity_t<N> nnz) {
+  N lo = d > nnz ? d - nnz : 0;
+  N hi = d < rows ? d : rows;
   while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
+    const N mid = (lo + hi) >> 1;  // 0 <= lo < hi <= rows: no overflow, no sign
     // Row `mid` ends before nonzero first_nz + (d - mid - 1) would be taken.
-    if (static_cast<std::int64_t>(row_end(mid)) <= first_nz + (d - mid - 1)) {
+    if (static_cast<N>(row_end(mid)) <= first_nz + (d - mid - 1)) {
       lo = mid + 1;
     } else {
       hi = mid;

@@ -285,23 +285,6 @@ union MergeItem {
   T product;
 };
 
-/// The number of the block's rows that end before its merge-path item d: the
-/// search of merge_path_rows over the staged row ends, in 32-bit arithmetic
-/// (every quantity of a block tile fits an int).
-template <class T>
-__device__ __forceinline__ int tile_path_rows(int d, const MergeItem<T>* ends, int nr, int nk) {
-  int lo = max(0, d - nk), hi = min(d, nr);
-  while (lo < hi) {
-    const int mid = (lo + hi) >> 1;
-    if (ends[mid].row_end <= d - mid - 1) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
 /// Inclusive sum over the block's threads within runs of equal key (keys
 /// non-decreasing in thread order).
 template <class T>
@@ -378,7 +361,9 @@ __global__ void __launch_bounds__(kBlock)
   // Phase 3: each thread's share, Items items; its start by a search.
   const int d_total = nr + nk;
   const int d_begin = min(tid * Items, d_total);
-  const int start_row = tile_path_rows(d_begin, items, nr, nk);
+  // (32-bit: the row ends are relative to k0, so the path starts at nonzero 0)
+  const int start_row = merge_path_rows<int>(
+      d_begin, [&](int i) { return items[i].row_end; }, nr, 0, nk);
   const int limit = d_total - d_begin;  // valid items from d_begin: < Items only at the very end
 
   // Phase 4: consume the items, unrolled and predicated, without divergent
