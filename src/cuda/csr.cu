@@ -29,7 +29,7 @@ namespace {
 
 constexpr int kWarpsPerBlock = kBlock / kWarpSize;
 constexpr int kMergeItems = 7;              ///< merge-path items per thread
-constexpr int kMergeItemsLocal = 11;        ///< the same, for rows with local columns
+constexpr int kMergeItemsLocal = 11;        ///< the same, f32 rows with local columns
 constexpr std::int64_t kNoRow = INT64_MAX;  ///< key of lanes without a nonzero
 constexpr int kUnroll = 4;                  ///< entries per lane per batch in the V-lane kernels
 
@@ -316,15 +316,15 @@ __global__ void __launch_bounds__(kBlock)
                      const T* __restrict__ val, const T* __restrict__ x, T alpha, T beta,
                      T* __restrict__ y, const I* __restrict__ coords, I* __restrict__ carry_row,
                      T* __restrict__ carry_val) {
-  // 8-byte values, 7 items: the rows' sums go to shared memory before the
-  // block scan instead of staying in registers across it: one barrier more,
-  // 32 registers instead of 40 (8 resident blocks per SM instead of 6). Same
-  // binary, H100 and H200: 3.6-4.2% faster on mixed-n2000000 f64, 1.2-1.6% on
-  // denserows-n2000000 f64, the other 7-item f64 cases within 2%. Not taken
-  // where it was slower: the 11-item f64 instance (up to 9%, H200) and
-  // f32 (7 items: also 40 registers to 32, yet on the H100 up to 8% slower; on
-  // the H200 from 0.4% slower to 8% faster on the large members, up to 6.5% slower on the
-  // 1M-nonzero ones).
+  // 8-byte values (7 items, the only f64 instances): the rows' sums go to
+  // shared memory before the block scan instead of staying in registers
+  // across it: one barrier more, 32 registers instead of 40 with evict-first
+  // loads (8 resident blocks per SM instead of 6). Same binary, H100 and H200:
+  // 3.6-4.2% faster on mixed-n2000000 f64, 1.2-1.6% on denserows-n2000000
+  // f64, the other irregular f64 cases within 2%. Not taken in f32, where it
+  // was slower (7 items: also 40 registers to 32, yet on the H100 up to 8%
+  // slower; on the H200 from 0.4% slower to 8% faster on the large members,
+  // up to 6.5% slower on the 1M-nonzero ones).
   constexpr bool kSumsEarly = sizeof(T) == 8 && Items == kMergeItems;
   __shared__ MergeItem<T> items[kBlock * Items + 1];  // + 1: the loads past the last product
   __shared__ int warp_key[kWarpsPerBlock];
@@ -583,13 +583,20 @@ void launch_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStr
 template <Value T, Index I>
 void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
   // Local rows (mean column spread within a tenth of the columns: stencils,
-  // FEM, banded) take 11 path items per thread, scattered ones 7: on the
-  // H100 benchmark 11 items were 4-10% faster on the stencils and FEM
-  // matrices and 3-10% slower on random, R-MAT and Chung-Lu ones. Scattered
-  // rows also read the column indices and values with evict-first loads
-  // (4-10% faster there, 1-15% slower on local rows, same benchmark).
+  // FEM, banded) take 11 path items per thread in f32, scattered ones 7: on
+  // the H100 benchmark 11 items were 4-10% faster on the stencils and FEM
+  // matrices and 3-10% slower on random, R-MAT and Chung-Lu ones (session
+  // 17, this kernel: 11 against 7 items on the local members, f32, 6-13%
+  // faster on the 20M-nonzero ones, up to 5% slower on the 1M-nonzero ones). In
+  // f64, 11 items need 60-64 registers (4 blocks per SM) and 7 were 1.00-1.10x
+  // faster on all 25 local members (session 17). Scattered rows also read the
+  // column indices and values with evict-first loads (4-10% faster there,
+  // 1-15% slower on local rows).
   if (csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols())) {
-    launch_merge<kMergeItemsLocal, false>(alpha, A, x, beta, y, ctx.stream);
+    if constexpr (sizeof(T) == 8)
+      launch_merge<kMergeItems, false>(alpha, A, x, beta, y, ctx.stream);
+    else
+      launch_merge<kMergeItemsLocal, false>(alpha, A, x, beta, y, ctx.stream);
   } else {
     launch_merge<kMergeItems, true>(alpha, A, x, beta, y, ctx.stream);
   }
