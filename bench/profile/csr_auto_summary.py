@@ -14,7 +14,7 @@ import collections
 import math
 import sys
 
-from spmm_auto_summary import load
+from spmm_auto_summary import cli, load
 
 # The issue's eight cases (issue 16, "Targets").
 EIGHT = {("rmat-s21-d8", "f64"), ("chunglu-n2500000-d8", "f64"), ("mixed-n2000000", "f32"),
@@ -69,9 +69,4 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    if sys.argv[1] in ("-h", "--help"):
-        print(__doc__.strip())
-        sys.exit(0)
-    main(sys.argv[1:])
+    cli(__doc__, main)

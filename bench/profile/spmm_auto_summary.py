@@ -94,10 +94,16 @@ def main(paths):
         print(f"  {k[0]:28s} {k[1]} n={k[2]:<4d} {b:12s} {ratio:.3f} of {c} ({rows.get(k[0], 0)} rows)")
 
 
-if __name__ == "__main__":
+def cli(doc, run):
+    """The command line of the summaries over runs: run(paths), or the usage
+    in doc (the module's docstring) for -h or no argument."""
     if len(sys.argv) < 2:
-        sys.exit(__doc__)
+        sys.exit(doc)
     if sys.argv[1] in ("-h", "--help"):
-        print(__doc__.strip())
+        print(doc.strip())
         sys.exit(0)
-    main(sys.argv[1:])
+    run(sys.argv[1:])
+
+
+if __name__ == "__main__":
+    cli(__doc__, main)
