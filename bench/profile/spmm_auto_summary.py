@@ -18,9 +18,14 @@ import sys
 
 
 def load(path):
+    """A benchmark JSON (gzipped when the name ends in .gz); exits with the
+    reason when it cannot be read."""
     opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
+    try:
+        with opener(path, "rt") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"{path}: cannot read a benchmark JSON: {e}")
 
 
 def load_runs(paths):

@@ -319,12 +319,12 @@ __global__ void __launch_bounds__(kBlock)
   // 8-byte values (7 items, the only f64 instances): the rows' sums go to
   // shared memory before the block scan instead of staying in registers
   // across it: one barrier more, 32 registers instead of 40 with evict-first
-  // loads (8 resident blocks per SM instead of 6). Same binary, H100 and H200:
-  // 3.6-4.2% faster on mixed-n2000000 f64, 1.2-1.6% on denserows-n2000000
-  // f64, the other irregular f64 cases within 2%. Not taken in f32, where it
-  // was slower (7 items: also 40 registers to 32, yet on the H100 up to 8%
-  // slower; on the H200 from 0.4% slower to 8% faster on the large members,
-  // up to 6.5% slower on the 1M-nonzero ones).
+  // loads (ptxas, sm_90; 8 resident blocks per SM instead of 6). Same binary,
+  // H100 and H200: 3.8-4.2% faster on mixed-n2000000 f64, 1.3-1.6% on
+  // denserows-n2000000 f64, the other irregular f64 cases within 2%. Not
+  // taken in f32, where it was slower (7 items: 40 registers to 32 as well,
+  // yet up to 8% slower on the H100; on the H200 from 0.4% slower to 8%
+  // faster on the large members, up to 6.5% slower on the 1M-nonzero ones).
   constexpr bool kSumsEarly = sizeof(T) == 8 && Items == kMergeItems;
   __shared__ MergeItem<T> items[kBlock * Items + 1];  // + 1: the loads past the last product
   __shared__ int warp_key[kWarpsPerBlock];
@@ -347,11 +347,12 @@ __global__ void __launch_bounds__(kBlock)
   {  // all loads of a thread issued before the first product (nk <= kBlock * Items)
     // The warps' loads start at a multiple of 32 entries below k0, so a
     // warp's load covers whole 128-byte lines (of 32-bit indices or floats;
-    // two of doubles) when the arrays start on a 256-byte boundary, as device
-    // allocations do: ncu counted 4.5% fewer L2 requests on rmat-s21 f64, 21%
-    // on mixed-n2000000 f32, and 1.00-1.07x the speed on the irregular
-    // members (H100). The lanes below k0 load nothing, and warp 0 takes the
-    // up to 31 entries this moves past kBlock * Items in one more round.
+    // two of 64-bit indices or doubles) when the arrays start on a 256-byte
+    // boundary, as device allocations do: ncu counted 4.5% fewer L2 requests
+    // on rmat-s21 f64, 21% on mixed-n2000000 f32, and these loads alone gave
+    // 1.00-1.07x the speed on the irregular members (H100). The lanes below
+    // k0 load nothing, and warp 0 takes the up to 31 entries this moves past
+    // kBlock * Items in one more round.
     const int shift = static_cast<int>(k0 & 31);
     const I* const cb = col + (k0 - shift);
     const T* const vb = val + (k0 - shift);
@@ -588,8 +589,9 @@ void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
   // matrices and 3-10% slower on random, R-MAT and Chung-Lu ones (session
   // 17, this kernel: 11 against 7 items on the local members, f32, 6-13%
   // faster on the 20M-nonzero ones, up to 5% slower on the 1M-nonzero ones). In
-  // f64, 11 items need 60-64 registers (4 blocks per SM) and 7 were 1.00-1.10x
-  // faster on all 25 local members (session 17). Scattered rows also read the
+  // f64, 11 items need 60-64 registers (4 blocks per SM); 7 were 1.001-1.105x
+  // faster on 24 of the 25 local members and equal on road-n7000000 (session
+  // 17). Scattered rows also read the
   // column indices and values with evict-first loads (4-10% faster there,
   // 1-15% slower on local rows).
   if (csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols())) {
