@@ -4,9 +4,9 @@
 Reads PREFIX-<label>.json.gz for every label given, where a label is the
 variant (one character) followed by the run (0a, 0b, 3a: variant 0 run a,
 ...), and prints, per (matrix, precision), ALGORITHM's time in every run,
-then the best time
-of the base variant over the best of each other variant (> 1: the other is
-faster) and, where a run measured it, cuSPARSE's CSR ALG1 over each variant.
+then the best time of the base variant over the best of each other variant
+(> 1: the other is faster) and, where a run measured it, cuSPARSE's CSR ALG1
+over each variant.
 Ends with the geometric means per precision.
 
 e.g. variant_summary.py bench/results/merge-var-NVIDIA-H100-20261127-s17-94b6ced 0 0a 0b 1a 2a 3a 3b

@@ -28,8 +28,11 @@ namespace spx::cuda {
 namespace {
 
 constexpr int kWarpsPerBlock = kBlock / kWarpSize;
-constexpr int kMergeItems = 7;              ///< merge-path items per thread
-constexpr int kMergeItemsLocal = 11;        ///< the same, f32 rows with local columns
+constexpr int kMergeItems = 7;  ///< merge-path items per thread
+/// Merge-path items per thread for rows with local columns: 11 in f32; in f64
+/// 7, as for scattered rows (see spmv_csr_merge).
+template <class T>
+constexpr int kMergeItemsLocal = sizeof(T) == 8 ? kMergeItems : 11;
 constexpr std::int64_t kNoRow = INT64_MAX;  ///< key of lanes without a nonzero
 constexpr int kUnroll = 4;                  ///< entries per lane per batch in the V-lane kernels
 
@@ -316,7 +319,7 @@ __global__ void __launch_bounds__(kBlock)
                      const T* __restrict__ val, const T* __restrict__ x, T alpha, T beta,
                      T* __restrict__ y, const I* __restrict__ coords, I* __restrict__ carry_row,
                      T* __restrict__ carry_val) {
-  // 8-byte values (7 items, the only f64 instances): the rows' sums go to
+  // 8-byte values (all with 7 items): the rows' sums go to
   // shared memory before the block scan instead of staying in registers
   // across it: one barrier more, 32 registers instead of 40 with evict-first
   // loads (ptxas, sm_90; 8 resident blocks per SM instead of 6). Same binary,
@@ -325,7 +328,7 @@ __global__ void __launch_bounds__(kBlock)
   // taken in f32, where it was slower (7 items: 40 registers to 32 as well,
   // yet up to 8% slower on the H100; on the H200 from 0.4% slower to 8%
   // faster on the large members, up to 6.5% slower on the 1M-nonzero ones).
-  constexpr bool kSumsEarly = sizeof(T) == 8 && Items == kMergeItems;
+  constexpr bool kSumsEarly = sizeof(T) == 8;
   __shared__ MergeItem<T> items[kBlock * Items + 1];  // + 1: the loads past the last product
   __shared__ int warp_key[kWarpsPerBlock];
   __shared__ T warp_sum[kWarpsPerBlock];
@@ -359,11 +362,16 @@ __global__ void __launch_bounds__(kBlock)
     constexpr int kRounds = Items + 1;
     I c[kRounds];
     T v[kRounds];
+    // entry j (from cb) is one of the block's nonzeros; only warp 0 can have
+    // one in the last round
+    auto in_tile = [&](int u, int j) {
+      return static_cast<unsigned>(j - shift) < static_cast<unsigned>(nk) &&
+             (u < Items || tid < kWarpSize);
+    };
 #pragma unroll
     for (int u = 0; u < kRounds; ++u) {
       const int j = tid + u * kBlock;
-      const bool in = static_cast<unsigned>(j - shift) < static_cast<unsigned>(nk) &&
-                      (u < Items || tid < kWarpSize);
+      const bool in = in_tile(u, j);
       if constexpr (Stream) {  // evict-first: read once, coalesced
         c[u] = in ? __ldcs(cb + j) : I{0};
         v[u] = in ? __ldcs(vb + j) : T{0};
@@ -375,9 +383,7 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
     for (int u = 0; u < kRounds; ++u) {
       const int j = tid + u * kBlock;
-      if (static_cast<unsigned>(j - shift) < static_cast<unsigned>(nk) &&
-          (u < Items || tid < kWarpSize))
-        items[nr + (j - shift)].product = v[u] * __ldg(x + c[u]);
+      if (in_tile(u, j)) items[nr + (j - shift)].product = v[u] * __ldg(x + c[u]);
     }
   }
   __syncthreads();
@@ -415,16 +421,20 @@ __global__ void __launch_bounds__(kBlock)
     ended |= at_end ? 1u << u : 0u;
   }
 
+  // f(r, u) for each row r this thread ended, at its item u (in order).
+  auto for_each_ended = [&](auto&& f) {
+    int r = start_row;
+#pragma unroll
+    for (int u = 0; u < Items; ++u) {
+      if ((ended >> u) & 1u) f(r, u);
+      r += (ended >> u) & 1u;
+    }
+  };
   if constexpr (kSumsEarly) {
     // Phase 4b: once every thread has read its row ends, the sums of the
     // rows ended here replace them in shared memory (the carry-in follows).
     __syncthreads();
-    int r = start_row;
-#pragma unroll
-    for (int u = 0; u < Items; ++u) {
-      if ((ended >> u) & 1u) items[r].product = sums[u];
-      r += (ended >> u) & 1u;
-    }
+    for_each_ended([&](int r, int u) { items[r].product = sums[u]; });
   }
   // Phase 5: carry-outs (the partial sum of the row each thread ends in),
   // scanned over the block by row; a thread's carry-in is its predecessor's.
@@ -439,12 +449,8 @@ __global__ void __launch_bounds__(kBlock)
   if constexpr (kSumsEarly) {
     if (ended != 0) items[start_row].product += carry_in;
   } else {
-    int r = start_row;
-#pragma unroll
-    for (int u = 0; u < Items; ++u) {
-      if ((ended >> u) & 1u) items[r].product = r == start_row ? carry_in + sums[u] : sums[u];
-      r += (ended >> u) & 1u;
-    }
+    for_each_ended(
+        [&](int r, int u) { items[r].product = r == start_row ? carry_in + sums[u] : sums[u]; });
   }
   __syncthreads();
   T* const yb = y + r0;
@@ -595,10 +601,7 @@ void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
   // column indices and values with evict-first loads (4-10% faster there,
   // 1-15% slower on local rows).
   if (csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols())) {
-    if constexpr (sizeof(T) == 8)
-      launch_merge<kMergeItems, false>(alpha, A, x, beta, y, ctx.stream);
-    else
-      launch_merge<kMergeItemsLocal, false>(alpha, A, x, beta, y, ctx.stream);
+    launch_merge<kMergeItemsLocal<T>, false>(alpha, A, x, beta, y, ctx.stream);
   } else {
     launch_merge<kMergeItems, true>(alpha, A, x, beta, y, ctx.stream);
   }
