@@ -14,7 +14,9 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,6 +27,7 @@
 
 #include "baselines/baselines.hpp"
 #include "common.hpp"
+#include "core/backend.hpp"
 #include "cuda_common.hpp"
 #include "matrices.hpp"
 #include "reference.hpp"
@@ -66,6 +69,13 @@ std::vector<TestMatrix<T, I>> stress_matrices() {
     len[len.size() / 2] = 250000 / s;
     add("huge-row", 300000 / s, len);
   }
+  {  // the same without empty rows (kernels that assume none)
+    std::vector<std::int64_t> len(2000 / s);
+    for (std::size_t i = 0; i < len.size(); ++i)
+      len[i] = 1 + static_cast<std::int64_t>(gen() % 3);
+    len[len.size() / 2] = 250000 / s;
+    add("huge-row-no-empty", 300000 / s, len);
+  }
   // few long rows
   add("long-rows", 50000 / s, std::vector<std::int64_t>(40, 20000 / s));
   {  // long runs of empty rows
@@ -96,6 +106,8 @@ std::vector<TestMatrix<T, I>> stress_matrices() {
            {31, 32, 33, 7, 8, 15, 16, 63, 64, 511, 512, 513, 1023, 1024, 1025, 0})
         len.push_back(l);
     add("edge-lengths", 3000, len);
+    std::erase(len, 0);
+    add("edge-lengths-no-empty", 3000, len);
   }
   // 2D 5-point stencil (regular, ~5 per row)
   out.push_back(
@@ -137,15 +149,59 @@ TYPED_TEST(CudaKernels, RowLongerThan2To24) {
   using I = typename TypeParam::index_type;
   const std::int64_t giant =
       small_tests() ? (std::int64_t{1} << 20) + 3 : (std::int64_t{1} << 24) + 3;
-  std::vector<std::int64_t> len(4096);
-  for (std::size_t i = 0; i < len.size(); ++i)
-    len[i] = static_cast<std::int64_t>(i % 5);
-  len[1234] = giant;
+  for (const int shortest : {0, 1}) {  // among empty rows, and without any
+    std::vector<std::int64_t> len(4096);
+    for (std::size_t i = 0; i < len.size(); ++i)
+      len[i] = shortest + static_cast<std::int64_t>(i % 5);
+    len[1234] = giant;
+    const std::uint64_t seed = fresh_seed();
+    const Csr<T, I> A = csr_with_lengths<T, I>(giant, len, seed);
+    const auto x = random_values<T>(A.cols(), seed + 2);
+    const auto y0 = random_values<T>(A.rows(), seed + 3);
+    const Csr<T, I> dA = A.to(Space::Device);
+    const auto ref = expected_spmv<T, I>(T{1}, A, x, T{-2}, y0);
+    for (const auto* k : cuda_kernels<T, I>(Format::Csr, false))
+      EXPECT_EQ(expect_matches(device_spmv(dA, k->info.algorithm, T{1}, x, T{-2}, y0), ref,
+                               fmt::format("{} shortest={} seed={}", to_string(k->info.algorithm),
+                                           shortest, seed)),
+                0);
+  }
+}
+
+// A device CSR view whose column indices and values start one entry past an
+// allocation (4 or 8 bytes off a 16-byte boundary): kernels that read with
+// vector loads must fall back to narrower ones.
+TYPED_TEST(CudaKernels, MisalignedViewsMatchReference) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
   const std::uint64_t seed = fresh_seed();
-  const Csr<T, I> A = csr_with_lengths<T, I>(giant, len, seed);
+  std::mt19937_64 gen(seed);
+  std::vector<std::int64_t> len(small_tests() ? 3000 : 30000);
+  for (auto& l : len)
+    l = 1 + static_cast<std::int64_t>(gen() % 40);
+  len[len.size() / 3] = 20000;  // a row over several blocks
+  const Csr<T, I> A = csr_with_lengths<T, I>(50000, len, seed);
+  std::vector<I> col(A.col_idx().data(), A.col_idx().data() + A.nnz());
+  std::vector<T> val(A.values().data(), A.values().data() + A.nnz());
+  col.insert(col.begin(), I{0});
+  val.insert(val.begin(), T{1});
+  const auto to_device = [](const auto& v) {
+    using E = typename std::remove_cvref_t<decltype(v)>::value_type;
+    Array<E> h(v.size());
+    std::copy(v.begin(), v.end(), h.data());
+    return h.to(Space::Device);
+  };
+  const Array<I> d_ptr = A.row_ptr().to(Space::Device);
+  const Array<I> d_col = to_device(col);
+  const Array<T> d_val = to_device(val);
+  const auto n = static_cast<std::size_t>(A.nnz());
+  const auto dA = Csr<T, I>::view(static_cast<I>(A.rows()), static_cast<I>(A.cols()),
+                                  std::span<const I>(d_ptr.data(), d_ptr.size()),
+                                  std::span<const I>(d_col.data() + 1, n),
+                                  std::span<const T>(d_val.data() + 1, n), Space::Device);
   const auto x = random_values<T>(A.cols(), seed + 2);
   const auto y0 = random_values<T>(A.rows(), seed + 3);
-  const Csr<T, I> dA = A.to(Space::Device);
   const auto ref = expected_spmv<T, I>(T{1}, A, x, T{-2}, y0);
   for (const auto* k : cuda_kernels<T, I>(Format::Csr, false))
     EXPECT_EQ(expect_matches(device_spmv(dA, k->info.algorithm, T{1}, x, T{-2}, y0), ref,
@@ -216,7 +272,7 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
   Csr<T, I> dA = A.to(Space::Device);
   const auto x = random_values<T>(A.cols(), fresh_seed());
   const auto y0 = random_values<T>(A.rows(), fresh_seed());
-  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned,
+  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned, Algorithm::Split,
                       spx::baselines::CusparseCsrAlg1, spx::baselines::CusparseCsrAlg2}) {
     const auto first = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
     const auto again = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
@@ -233,7 +289,7 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
   detail::copy_bytes(dA.values().data(), Space::Device, fresh.data(), Space::Host,
                      fresh.size() * sizeof(T));
   const auto ref = expected_spmv<T, I>(T{1}, A, x, T{0.5}, y0);
-  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned,
+  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned, Algorithm::Split,
                       spx::baselines::CusparseCsrAlg1, spx::baselines::CusparseCsrAlg2})
     EXPECT_EQ(expect_matches(device_spmv(dA, a, T{1}, x, T{0.5}, y0), ref,
                              fmt::format("{} after new values", to_string(a))),
@@ -415,6 +471,13 @@ TYPED_TEST(CudaKernels, AutoChoosesByRowStatisticsAndReportsIt) {
           << name;
     }
   }
+  // Irregular rows too large for the L2 cache (counts of mixed-n2000000):
+  // split in f32, merge path in f64.
+  const detail::BackendModule* cuda = detail::find_backend(Backend::Cuda);
+  ASSERT_TRUE(cuda != nullptr && cuda->csr_spmv_auto != nullptr);
+  const std::int64_t big = std::int64_t{1} << 40;
+  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, big, 4), Algorithm::Split);
+  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, big, 8), Algorithm::MergePath);
 }
 
 // ---- memory and errors ------------------------------------------------------

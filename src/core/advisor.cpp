@@ -609,8 +609,9 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
     if (work.op == Op::Spmv && !options.all_csr_kernels) {
       const detail::BackendModule* module = detail::find_backend(backend);
       if (module != nullptr && module->csr_spmv_auto != nullptr && module->available()) {
-        const Algorithm a = module->csr_spmv_auto(p.stats.rows, p.stats.nnz, p.stats.row_max,
-                                                  static_cast<std::int64_t>(p.csr_bytes));
+        const Algorithm a =
+            module->csr_spmv_auto(p.stats.rows, p.stats.nnz, p.stats.row_max,
+                                  static_cast<std::int64_t>(p.csr_bytes), sizeof(T));
         std::erase_if(kernels,
                       [&](const auto& k) { return k.first == Format::Csr && k.second != a; });
       }

@@ -36,7 +36,7 @@ constexpr NameTable<Format, 16> kFormatNames{{
     {Format::DiaLp, "dia_lp"},
 }};
 
-constexpr NameTable<Algorithm, 30> kAlgorithmNames{{
+constexpr NameTable<Algorithm, 31> kAlgorithmNames{{
     {Algorithm::Auto, "auto"},
     {Algorithm::CpuMerge, "cpu_merge"},
     {Algorithm::CpuRows, "cpu_rows"},
@@ -49,6 +49,7 @@ constexpr NameTable<Algorithm, 30> kAlgorithmNames{{
     {Algorithm::Balanced, "balanced"},
     {Algorithm::MergePath, "merge_path"},
     {Algorithm::Binned, "binned"},
+    {Algorithm::Split, "split"},
     {Algorithm::SizedBlocks, "sized_blocks"},
     {Algorithm::Segmented, "segmented"},
     {Algorithm::ThreadPerRow, "thread_per_row"},

@@ -8,6 +8,8 @@
 //                             carry-out fix-up instead of atomics
 //   merge path                equal (rows + nonzeros) per block and thread,
 //                             carry-outs fixed up in the block and across blocks
+//   split                     equal nonzeros per thread, read with 16-byte
+//                             loads; rows found from marks in shared memory
 //
 // Every kernel here is deterministic: the order of every floating-point
 // addition depends only on the matrix and the launch geometry, never on timing.
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
@@ -33,6 +36,7 @@ constexpr int kMergeItems = 7;  ///< merge-path items per thread
 /// 7, as for scattered rows (see spmv_csr_merge).
 template <class T>
 constexpr int kMergeItemsLocal = sizeof(T) == 8 ? kMergeItems : 11;
+constexpr int kSplitItems = 8;  ///< nonzeros per thread of the split kernel
 constexpr std::int64_t kNoRow = INT64_MAX;  ///< key of lanes without a nonzero
 constexpr int kUnroll = 4;                  ///< entries per lane per batch in the V-lane kernels
 
@@ -481,6 +485,219 @@ const MergePlan<I>& merge_plan(const Csr<T, I>& A, std::int64_t tile, cudaStream
   });
 }
 
+// ---- nonzero split ------------------------------------------------------------
+
+/// Loads the N consecutive entries at p (16-byte aligned) with 16-byte loads.
+template <int N, bool Stream, class E>
+__device__ __forceinline__ void load_run(const E* p, E (&out)[N]) {
+  static_assert((N * sizeof(E)) % 16 == 0, "whole 16-byte vectors");
+  constexpr int kVecs = N * sizeof(E) / 16;
+  uint4 raw[kVecs];
+#pragma unroll
+  for (int i = 0; i < kVecs; ++i) {
+    const uint4* q = reinterpret_cast<const uint4*>(p) + i;
+    raw[i] = Stream ? __ldcs(q) : *q;
+  }
+  memcpy(out, raw, sizeof raw);
+}
+
+/// A run's (row, sum): `row` is the last row that starts in the run (0: none,
+/// the row before it goes on), `sum` the sum of that row's entries in the run.
+template <class T>
+struct RowSum {
+  int row;
+  T sum;
+};
+/// a then b: b's row when one starts in b, else a's, summed on.
+template <class T>
+__device__ __forceinline__ RowSum<T> combine(RowSum<T> a, RowSum<T> b) {
+  return {b.row != 0 ? b.row : a.row, b.row != 0 ? b.sum : a.sum + b.sum};
+}
+
+template <class T>
+__device__ __forceinline__ RowSum<T> shfl_up(RowSum<T> p, int d) {
+  return {__shfl_up_sync(kFullMask, p.row, d), __shfl_up_sync(kFullMask, p.sum, d)};
+}
+
+/// Inclusive scan of the threads' RowSums over the block, in thread order;
+/// *before gets the combination of the threads before this one ({0, 0} for
+/// the first). Fixed order: deterministic.
+template <class T>
+__device__ RowSum<T> block_row_sum_scan(RowSum<T> p, int lane, int warp_id, int* warp_row,
+                                        T* warp_sum, RowSum<T>* before) {
+  // Phase 1: within the warp; its last lane publishes the warp's total.
+#pragma unroll
+  for (int d = 1; d < kWarpSize; d <<= 1) {
+    const RowSum<T> up = shfl_up(p, d);
+    if (lane >= d) p = combine(up, p);
+  }
+  if (lane == kWarpSize - 1) {
+    warp_row[warp_id] = p.row;
+    warp_sum[warp_id] = p.sum;
+  }
+  __syncthreads();
+  // Phase 2: the first warp scans the warps' totals.
+  if (warp_id == 0) {
+    RowSum<T> w{lane < kWarpsPerBlock ? warp_row[lane] : 0,
+                lane < kWarpsPerBlock ? warp_sum[lane] : T{0}};
+#pragma unroll
+    for (int d = 1; d < kWarpsPerBlock; d <<= 1) {
+      const RowSum<T> up = shfl_up(w, d);
+      if (lane >= d) w = combine(up, w);
+    }
+    if (lane < kWarpsPerBlock) {
+      warp_row[lane] = w.row;
+      warp_sum[lane] = w.sum;
+    }
+  }
+  __syncthreads();
+  // Phase 3: the earlier warps' total goes in front.
+  RowSum<T> prev = shfl_up(p, 1);
+  if (lane == 0) prev = RowSum<T>{0, T{0}};
+  if (warp_id > 0) {
+    const RowSum<T> w{warp_row[warp_id - 1], warp_sum[warp_id - 1]};
+    prev = lane == 0 ? w : combine(w, prev);
+    p = combine(w, p);
+  }
+  *before = prev;
+  return p;
+}
+
+/// Nonzero split: block b takes the nonzeros [k0, k0 + tile), k0 = b*tile,
+/// tile = kBlock * Items, and each thread the Items consecutive ones from
+/// k0 + Items*threadIdx.x, read with 16-byte loads (Vec: both arrays on a
+/// 16-byte boundary) and kept in registers with their products. The rows
+/// holding nonzeros of the block are block_row[b] = r_first (the row holding
+/// nonzero k0) to block_row[b + 1] = r_next (the row holding nonzero
+/// k0 + tile; rows at the end): each of the others that is not empty has
+/// its first nonzero here and marks it in shared memory with its number
+/// past r_first; the empty ones among them are stored as beta*y here. A
+/// thread's first row is the last one marked before it, from a block scan of
+/// (row, sum) pairs that also gives the sum of that row so far (its
+/// carry-in). Each thread stores the rows that end in its nonzeros; the last
+/// thread stores the block's last row when it ends in the block, else it is
+/// the block's carry-out, added by add_carries_kernel.
+template <int Items, bool Stream, bool Vec, class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    csr_split_kernel(std::int64_t rows, std::int64_t nnz, const I* __restrict__ row_ptr,
+                     const I* __restrict__ col, const T* __restrict__ val,
+                     const T* __restrict__ x, T alpha, T beta, T* __restrict__ y,
+                     const I* __restrict__ block_row, I* __restrict__ carry_row,
+                     T* __restrict__ carry_val) {
+  constexpr int kTile = kBlock * Items;
+  static_assert(Items % 4 == 0, "whole int4 reads of the marks");
+  __shared__ int4 marks4[kTile / 4];  // marks[p]: the row starting at nonzero k0 + p, past r_first
+  __shared__ int warp_row[kWarpsPerBlock];
+  __shared__ T warp_sum[kWarpsPerBlock];
+  int* const marks = reinterpret_cast<int*>(marks4);
+  const int tid = threadIdx.x;
+  const int lane = tid % kWarpSize;
+  const int warp_id = tid / kWarpSize;
+  const std::int64_t b = blockIdx.x;
+  const std::int64_t k0 = b * std::int64_t{kTile};
+  const int nk = static_cast<int>(min(std::int64_t{kTile}, nnz - k0));
+  const std::int64_t r_first = block_row[b], r_next = block_row[b + 1];
+  const int t0 = tid * Items;
+
+  // Phase 1: the thread's nonzeros (loads issued first); no marks yet.
+  I c[Items];
+  T v[Items];
+  if (Vec && t0 + Items <= nk) {
+    load_run<Items, Stream>(col + k0 + t0, c);
+    load_run<Items, Stream>(val + k0 + t0, v);
+  } else {
+#pragma unroll
+    for (int j = 0; j < Items; ++j) {
+      const bool in = t0 + j < nk;
+      if constexpr (Stream) {
+        c[j] = in ? __ldcs(col + k0 + t0 + j) : I{0};
+        v[j] = in ? __ldcs(val + k0 + t0 + j) : T{0};
+      } else {
+        c[j] = in ? col[k0 + t0 + j] : I{0};
+        v[j] = in ? val[k0 + t0 + j] : T{0};
+      }
+    }
+  }
+#pragma unroll
+  for (int w = 0; w < Items / 4; ++w)
+    marks4[tid * (Items / 4) + w] = int4{0, 0, 0, 0};
+  __syncthreads();
+
+  // Phase 2: mark the rows r_first + 1 .. r_next starting here; store the
+  // empty ones (block 0 also those before r_first).
+  if (b == 0)
+    for (std::int64_t r = tid; r < r_first; r += kBlock)
+      store_scaled(y, r, beta);
+  for (std::int64_t r = r_first + 1 + tid; r <= r_next && r < rows; r += kBlock) {
+    const std::int64_t p = std::int64_t{row_ptr[r]} - k0;
+    if (row_ptr[r + 1] == row_ptr[r]) {
+      store_scaled(y, r, beta);
+    } else if (p < nk) {
+      marks[p] = static_cast<int>(r - r_first);
+    }
+  }
+  T prod[Items];
+#pragma unroll
+  for (int j = 0; j < Items; ++j)
+    prod[j] = v[j] * __ldg(x + c[j]);
+  __syncthreads();
+  int mark[Items];
+#pragma unroll
+  for (int w = 0; w < Items / 4; ++w) {
+    const int4 m = marks4[tid * (Items / 4) + w];
+    mark[4 * w] = m.x;
+    mark[4 * w + 1] = m.y;
+    mark[4 * w + 2] = m.z;
+    mark[4 * w + 3] = m.w;
+  }
+
+  // Phase 3: the thread's (row, sum) pair, scanned over the block.
+  RowSum<T> own{0, T{0}};
+#pragma unroll
+  for (int j = 0; j < Items; ++j)
+    own = combine(own, RowSum<T>{mark[j], prod[j]});
+  RowSum<T> before;
+  const RowSum<T> inclusive =
+      block_row_sum_scan(own, lane, warp_id, warp_row, warp_sum, &before);
+
+  // Phase 4: the rows that end in this thread, the first with the carry-in.
+  std::int64_t row = r_first + before.row;
+  T sum = before.sum;
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    if (mark[j] != 0) {
+      store_axpby(y, row, alpha, sum, beta);
+      row = r_first + mark[j];
+      sum = 0;
+    }
+    sum += prod[j];
+  }
+
+  // Phase 5: the block's last row, stored when it ends here, else carried out.
+  if (tid == kBlock - 1) {
+    const bool ends = r_next > row;
+    if (ends) store_axpby(y, row, alpha, inclusive.sum, beta);
+    carry_row[b] = ends ? I{-1} : static_cast<I>(row);
+    carry_val[b] = ends ? T{0} : inclusive.sum;
+  }
+}
+
+template <class T, class I>
+const BalancedPlan<I>& block_rows(const Csr<T, I>& A, std::int64_t chunk, cudaStream_t stream) {
+  return A.structure_cache().template get<BalancedPlan<I>>(chunk, [&] {
+    BalancedPlan<I> plan;
+    plan.chunk = chunk;
+    plan.warps = ceil_div(A.nnz(), chunk);
+    plan.warp_row = Array<I>(static_cast<std::size_t>(plan.warps + 1), Space::Device);
+    balanced_plan_kernel<<<grid_size(plan.warps + 1, kBlock, "balanced_plan_kernel"), kBlock, 0,
+                           stream>>>(A.rows(), A.row_ptr().data(), plan.chunk, plan.warps,
+                                     plan.warp_row.data());
+    check_launch("balanced_plan_kernel");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(block rows)");
+    return plan;
+  });
+}
+
 // ---- row statistics (Auto) ----------------------------------------------------
 
 constexpr int kStatCounters = 3 + 2 * CsrRowStats::kLengthClasses;
@@ -587,6 +804,40 @@ void launch_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStr
   add_carries(plan.blocks, carries.rows(), carries.values(), A.rows(), alpha, y, stream);
 }
 
+template <int Items, bool Stream, class T, class I>
+void launch_split(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStream_t stream) {
+  const BalancedPlan<I>& plan = block_rows(A, std::int64_t{kBlock} * Items, stream);
+  const Carries<T, I> carries(static_cast<std::size_t>(plan.warps), stream);
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  const unsigned grid = grid_size(plan.warps * kBlock, kBlock, "csr_split_kernel");
+  const auto launch = [&](auto kernel) {
+    kernel<<<grid, kBlock, 0, stream>>>(A.rows(), A.nnz(), A.row_ptr().data(), A.col_idx().data(),
+                                        A.values().data(), x, alpha, beta, y,
+                                        plan.warp_row.data(), carries.rows(), carries.values());
+  };
+  if (aligned(A.col_idx().data()) && aligned(A.values().data()))
+    launch(csr_split_kernel<Items, Stream, true, T, I>);
+  else
+    launch(csr_split_kernel<Items, Stream, false, T, I>);
+  check_launch("csr_split_kernel");
+  add_carries(plan.warps, carries.rows(), carries.values(), A.rows(), alpha, y, stream);
+}
+
+template <Value T, Index I>
+void spmv_csr_split(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
+  // 8 nonzeros per thread in both precisions: 4 in f64 and 16 in f32 were
+  // slower on the irregular members (session 18, H100). Scattered rows read
+  // with evict-first loads, as merge path.
+  if (A.nnz() == 0) {  // only beta*y: no block to launch
+    launch_rows<1>(alpha, A, x, beta, y, ctx.stream);
+    return;
+  }
+  if (csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols()))
+    launch_split<kSplitItems, false>(alpha, A, x, beta, y, ctx.stream);
+  else
+    launch_split<kSplitItems, true>(alpha, A, x, beta, y, ctx.stream);
+}
+
 template <Value T, Index I>
 void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
   // Local rows (mean column spread within a tenth of the columns: stencils,
@@ -600,7 +851,8 @@ void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
   // 17). Scattered rows also read the
   // column indices and values with evict-first loads (4-10% faster there,
   // 1-15% slower on local rows).
-  if (csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols())) {
+  const bool local = csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols());
+  if (local) {
     launch_merge<kMergeItemsLocal<T>, false>(alpha, A, x, beta, y, ctx.stream);
   } else {
     launch_merge<kMergeItems, true>(alpha, A, x, beta, y, ctx.stream);
@@ -645,9 +897,12 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     1.1-2× faster than scalar or adaptive, never more than 5% slower);
 //  2. irregular rows, max > 8 * mean + 64 (power-law, a few dense rows):
 //     binned when the matrix fits in the L2 cache (1.14-1.34× merge path on
-//     the 1 M-nonzero power-law and mixed members), else merge path, which
+//     the 1 M-nonzero power-law and mixed members), else a kernel that
 //     streams the matrix strictly in order (1.1-1.3× binned on the 16-25 M
-//     nonzero R-MAT, Chung-Lu and mixed members);
+//     nonzero R-MAT, Chung-Lu and mixed members): in f32 split (session 18:
+//     1.23× merge path on mixed-n2000000, within 1% on the R-MAT, Chung-Lu
+//     and dense-rows ones), in f64 merge path (split: 1.09× on
+//     mixed-n2000000 but 0.94× on denserows-n2000000);
 //  3. long rows (mean > 128) but fewer rows than 64 warps per SM could
 //     take: merge path, which splits long rows across blocks, where a warp
 //     per row would leave the GPU partly idle;
@@ -675,12 +930,14 @@ bool fits_l2(std::int64_t bytes) {
 }
 
 Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
-                          std::int64_t bytes) {
+                          std::int64_t bytes, int value_bytes) {
   if (rows == 0 || nnz == 0) return Algorithm::Adaptive;  // nothing runs
   const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
   if (few_rows(rows, max_len)) return Algorithm::Vector;
-  if (irregular_rows(mean, max_len))
-    return fits_l2(bytes) ? Algorithm::Binned : Algorithm::MergePath;
+  if (irregular_rows(mean, max_len)) {
+    if (fits_l2(bytes)) return Algorithm::Binned;
+    return value_bytes <= 4 ? Algorithm::Split : Algorithm::MergePath;
+  }
   if (mean > 128.0 && rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
   const int v = adaptive_width(mean);
   if (v == 1) return Algorithm::Scalar;
@@ -692,7 +949,8 @@ template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A) {
   if (A.rows() == 0 || A.nnz() == 0) return Algorithm::Adaptive;  // nothing runs
   const CsrRowStats s = csr_row_stats(A);
-  return choose_csr_from(s.rows, s.nnz, s.max_len, static_cast<std::int64_t>(A.bytes()));
+  return choose_csr_from(s.rows, s.nnz, s.max_len, static_cast<std::int64_t>(A.bytes()),
+                         static_cast<int>(sizeof(T)));
 }
 
 #define SPX_INST(T, I)                                                                       \
@@ -701,6 +959,7 @@ Algorithm choose_csr(const Csr<T, I>& A) {
   template void spmv_csr_adaptive(T, const Csr<T, I>&, const T*, T, T*, const ExecContext&); \
   template void spmv_csr_balanced(T, const Csr<T, I>&, const T*, T, T*, const ExecContext&); \
   template void spmv_csr_merge(T, const Csr<T, I>&, const T*, T, T*, const ExecContext&);    \
+  template void spmv_csr_split(T, const Csr<T, I>&, const T*, T, T*, const ExecContext&);    \
   template CsrRowStats csr_row_stats(const Csr<T, I>&);                                      \
   template Algorithm choose_csr(const Csr<T, I>&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)

@@ -47,6 +47,9 @@ void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
 /// One launch; deterministic.
 template <Value T, Index I>
 void spmv_csr_binned(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
+/// Nonzero split: equal nonzeros per thread (csr.cu).
+template <Value T, Index I>
+void spmv_csr_split(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext&);
 
 /// Row-length statistics of a device CSR (CsrRowStats, cache_entries.hpp):
 /// computed once on the device (one small kernel and a synchronous copy on
@@ -79,11 +82,12 @@ bool fits_l2(std::int64_t bytes);
 /// The Auto rule for device CSR (documented in csr.cu and docs/architecture.md).
 template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A);
-/// The same rule from the counts it reads: rows, nonzeros, the longest row
-/// and the matrix's bytes (values, column indices and row pointers). The
-/// advisor asks it through BackendModule::csr_spmv_auto, from host statistics.
+/// The same rule from the counts it reads: rows, nonzeros, the longest row,
+/// the matrix's bytes (values, column indices and row pointers) and the bytes
+/// of one value. The advisor asks it through BackendModule::csr_spmv_auto,
+/// from host statistics.
 Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
-                          std::int64_t bytes);
+                          std::int64_t bytes, int value_bytes);
 
 /// Lanes per row the adaptive kernel uses for a mean row length.
 int adaptive_width(double mean_row_length);

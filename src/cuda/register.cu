@@ -2,8 +2,8 @@
 //
 // Determinism (KernelInfo::deterministic, reported in RunInfo and the
 // benchmark JSON): every CSR kernel is bitwise reproducible run to run
-// (scalar, vector and adaptive reduce in a fixed order; balanced and merge
-// path fix up carry-outs in a fixed order, without atomics). The COO kernel is
+// (scalar, vector and adaptive reduce in a fixed order; balanced, merge
+// path and split fix up carry-outs in a fixed order, without atomics). The COO kernel is
 // not: it adds run sums with atomics. CSC: column scatter adds with atomics
 // (not deterministic); the transposed kernel sums each row in a fixed order. Among the baselines,
 // cuSPARSE ALG2 (CSR and COO) is documented as reproducible, ALG1 is not.
@@ -25,7 +25,8 @@ void register_cuda_kernels(Registry<T, I>& reg) {
                           {Algorithm::Adaptive, cuda::spmv_csr_adaptive<T, I>},
                           {Algorithm::Balanced, cuda::spmv_csr_balanced<T, I>},
                           {Algorithm::MergePath, cuda::spmv_csr_merge<T, I>},
-                          {Algorithm::Binned, cuda::spmv_csr_binned<T, I>}});
+                          {Algorithm::Binned, cuda::spmv_csr_binned<T, I>},
+                          {Algorithm::Split, cuda::spmv_csr_split<T, I>}});
   add_only_spmv(reg, Algorithm::Segmented, false, cuda::spmv_coo_segmented<T, I>);
   using CscM = Csc<T, I>;
   reg.template add_spmv<CscM>(cuda_kernel(Algorithm::ColumnScatter, false), always<CscM>,

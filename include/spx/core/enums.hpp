@@ -62,6 +62,7 @@ enum class Algorithm : std::uint8_t {
   Balanced,     ///< CSR-I: equal nonzeros per warp, precomputed starting rows
   MergePath,    ///< Merrill–Garland merge path with carry-out fix-up
   Binned,       ///< short rows in place, longer rows listed per warp, giant rows split
+  Split,        ///< equal nonzeros per thread (16-byte loads), row starts marked in shared memory
   SizedBlocks,  ///< batched CSR: work sized per matrix (small ones packed per block, large split)
 
   // ---- GPU COO ----
