@@ -471,13 +471,21 @@ TYPED_TEST(CudaKernels, AutoChoosesByRowStatisticsAndReportsIt) {
           << name;
     }
   }
-  // Irregular rows too large for the L2 cache (counts of mixed-n2000000):
-  // split in f32, merge path in f64.
+}
+
+// The rule for irregular rows too large for the L2 cache, from counts (no
+// device needed): split in f32 when no row is empty (mixed-n2000000's
+// counts), else merge path (R-MAT s21's, 59% of its rows empty), and merge
+// path in f64.
+TEST(CudaBackend, AutoRuleForLargeIrregularRows) {
   const detail::BackendModule* cuda = detail::find_backend(Backend::Cuda);
-  ASSERT_TRUE(cuda != nullptr && cuda->csr_spmv_auto != nullptr);
-  const std::int64_t big = std::int64_t{1} << 40;
-  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, big, 4), Algorithm::Split);
-  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, big, 8), Algorithm::MergePath);
+  if (cuda == nullptr) GTEST_SKIP() << "no CUDA backend in this build";
+  ASSERT_NE(cuda->csr_spmv_auto, nullptr);
+  const std::int64_t big = std::int64_t{1} << 40;  // bytes: more than any L2
+  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, 0, big, 4), Algorithm::Split);
+  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, 0, big, 8), Algorithm::MergePath);
+  EXPECT_EQ(cuda->csr_spmv_auto(2097152, 16429391, 36403, 1243583, big, 4), Algorithm::MergePath);
+  EXPECT_EQ(cuda->csr_spmv_auto(2097152, 16429391, 36403, 1243583, big, 8), Algorithm::MergePath);
 }
 
 // ---- memory and errors ------------------------------------------------------

@@ -610,7 +610,7 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
       const detail::BackendModule* module = detail::find_backend(backend);
       if (module != nullptr && module->csr_spmv_auto != nullptr && module->available()) {
         const Algorithm a =
-            module->csr_spmv_auto(p.stats.rows, p.stats.nnz, p.stats.row_max,
+            module->csr_spmv_auto(p.stats.rows, p.stats.nnz, p.stats.row_max, p.stats.empty_rows,
                                   static_cast<std::int64_t>(p.csr_bytes), sizeof(T));
         std::erase_if(kernels,
                       [&](const auto& k) { return k.first == Format::Csr && k.second != a; });

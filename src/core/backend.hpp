@@ -41,12 +41,13 @@ struct BackendModule {
   /// products are synchronous). The advisor's tuning times through it.
   void (*synchronize)() = nullptr;
   /// The algorithm the backend's CSR SpMV Auto rule picks for a matrix of
-  /// these counts (rows, nonzeros, longest row, bytes of its CSR arrays,
-  /// bytes of one value), or null when the rule needs the matrix itself. The
+  /// these counts (rows, nonzeros, longest row, empty rows, bytes of its CSR
+  /// arrays, bytes of one value), or null when the rule needs the matrix itself. The
   /// advisor offers only that CSR kernel: Auto's rule knows the latency-bound
   /// cases (few rows, long dependent chains) that the bandwidth model does not.
   Algorithm (*csr_spmv_auto)(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
-                             std::int64_t bytes, int value_bytes) = nullptr;
+                             std::int64_t empty_rows, std::int64_t bytes,
+                             int value_bytes) = nullptr;
   /// Adds the backend's kernels, Auto rules, conversions and vector
   /// operations to a registry.
   Registrar<float, std::int32_t> register_f32_i32 = nullptr;

@@ -899,10 +899,11 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     binned when the matrix fits in the L2 cache (1.14-1.34× merge path on
 //     the 1 M-nonzero power-law and mixed members), else a kernel that
 //     streams the matrix strictly in order (1.1-1.3× binned on the 16-25 M
-//     nonzero R-MAT, Chung-Lu and mixed members): in f32 split (session 18:
-//     1.23× merge path on mixed-n2000000, within 1% on the R-MAT, Chung-Lu
-//     and dense-rows ones), in f64 merge path (split: 1.09× on
-//     mixed-n2000000 but 0.94× on denserows-n2000000);
+//     nonzero R-MAT, Chung-Lu and mixed members): split in f32 when no row
+//     is empty, else merge path (session 18, same runs: split 1.16× merge
+//     path on mixed-n2000000 f32 and level on denserows-n2000000 f32, both
+//     without empty rows, but 0.86-0.96× on the R-MAT and Chung-Lu members,
+//     whose rows are 41-59% empty, and 0.93× on denserows-n2000000 f64);
 //  3. long rows (mean > 128) but fewer rows than 64 warps per SM could
 //     take: merge path, which splits long rows across blocks, where a warp
 //     per row would leave the GPU partly idle;
@@ -930,13 +931,13 @@ bool fits_l2(std::int64_t bytes) {
 }
 
 Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
-                          std::int64_t bytes, int value_bytes) {
+                          std::int64_t empty_rows, std::int64_t bytes, int value_bytes) {
   if (rows == 0 || nnz == 0) return Algorithm::Adaptive;  // nothing runs
   const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
   if (few_rows(rows, max_len)) return Algorithm::Vector;
   if (irregular_rows(mean, max_len)) {
     if (fits_l2(bytes)) return Algorithm::Binned;
-    return value_bytes <= 4 ? Algorithm::Split : Algorithm::MergePath;
+    return value_bytes <= 4 && empty_rows == 0 ? Algorithm::Split : Algorithm::MergePath;
   }
   if (mean > 128.0 && rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
   const int v = adaptive_width(mean);
@@ -949,8 +950,8 @@ template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A) {
   if (A.rows() == 0 || A.nnz() == 0) return Algorithm::Adaptive;  // nothing runs
   const CsrRowStats s = csr_row_stats(A);
-  return choose_csr_from(s.rows, s.nnz, s.max_len, static_cast<std::int64_t>(A.bytes()),
-                         static_cast<int>(sizeof(T)));
+  return choose_csr_from(s.rows, s.nnz, s.max_len, s.empty_rows,
+                         static_cast<std::int64_t>(A.bytes()), static_cast<int>(sizeof(T)));
 }
 
 #define SPX_INST(T, I)                                                                       \

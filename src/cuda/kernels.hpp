@@ -83,11 +83,11 @@ bool fits_l2(std::int64_t bytes);
 template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A);
 /// The same rule from the counts it reads: rows, nonzeros, the longest row,
-/// the matrix's bytes (values, column indices and row pointers) and the bytes
-/// of one value. The advisor asks it through BackendModule::csr_spmv_auto,
-/// from host statistics.
+/// the empty rows, the matrix's bytes (values, column indices and row
+/// pointers) and the bytes of one value. The advisor asks it through
+/// BackendModule::csr_spmv_auto, from host statistics.
 Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
-                          std::int64_t bytes, int value_bytes);
+                          std::int64_t empty_rows, std::int64_t bytes, int value_bytes);
 
 /// Lanes per row the adaptive kernel uses for a mean row length.
 int adaptive_width(double mean_row_length);
