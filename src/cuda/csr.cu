@@ -902,8 +902,9 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     nonzero R-MAT, Chung-Lu and mixed members): split in f32 when no row
 //     is empty, else merge path (session 18, same runs: split 1.16× merge
 //     path on mixed-n2000000 f32 and level on denserows-n2000000 f32, both
-//     without empty rows, but 0.86-0.96× on the R-MAT and Chung-Lu members,
-//     whose rows are 41-59% empty, and 0.93× on denserows-n2000000 f64);
+//     without empty rows, but 0.86-0.95× on the large R-MAT and Chung-Lu
+//     members, whose rows are 41-59% empty, and 0.93× on denserows-n2000000
+//     f64);
 //  3. long rows (mean > 128) but fewer rows than 64 warps per SM could
 //     take: merge path, which splits long rows across blocks, where a warp
 //     per row would leave the GPU partly idle;
