@@ -272,8 +272,9 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
   Csr<T, I> dA = A.to(Space::Device);
   const auto x = random_values<T>(A.cols(), fresh_seed());
   const auto y0 = random_values<T>(A.rows(), fresh_seed());
-  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned, Algorithm::Split,
-                      spx::baselines::CusparseCsrAlg1, spx::baselines::CusparseCsrAlg2}) {
+  for (Algorithm a :
+       {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned, Algorithm::Split,
+        spx::baselines::CusparseCsrAlg1, spx::baselines::CusparseCsrAlg2}) {
     const auto first = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
     const auto again = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
     EXPECT_EQ(expect_matches(again, expected_spmv<T, I>(T{1}, A, x, T{0.5}, y0),
@@ -289,8 +290,9 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
   detail::copy_bytes(dA.values().data(), Space::Device, fresh.data(), Space::Host,
                      fresh.size() * sizeof(T));
   const auto ref = expected_spmv<T, I>(T{1}, A, x, T{0.5}, y0);
-  for (Algorithm a : {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned, Algorithm::Split,
-                      spx::baselines::CusparseCsrAlg1, spx::baselines::CusparseCsrAlg2})
+  for (Algorithm a :
+       {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned, Algorithm::Split,
+        spx::baselines::CusparseCsrAlg1, spx::baselines::CusparseCsrAlg2})
     EXPECT_EQ(expect_matches(device_spmv(dA, a, T{1}, x, T{0.5}, y0), ref,
                              fmt::format("{} after new values", to_string(a))),
               0);

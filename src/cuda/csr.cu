@@ -36,7 +36,7 @@ constexpr int kMergeItems = 7;  ///< merge-path items per thread
 /// 7, as for scattered rows (see spmv_csr_merge).
 template <class T>
 constexpr int kMergeItemsLocal = sizeof(T) == 8 ? kMergeItems : 11;
-constexpr int kSplitItems = 8;  ///< nonzeros per thread of the split kernel
+constexpr int kSplitItems = 8;              ///< nonzeros per thread of the split kernel
 constexpr std::int64_t kNoRow = INT64_MAX;  ///< key of lanes without a nonzero
 constexpr int kUnroll = 4;                  ///< entries per lane per batch in the V-lane kernels
 
@@ -580,10 +580,9 @@ __device__ RowSum<T> block_row_sum_scan(RowSum<T> p, int lane, int warp_id, int*
 template <int Items, bool Stream, bool Vec, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     csr_split_kernel(std::int64_t rows, std::int64_t nnz, const I* __restrict__ row_ptr,
-                     const I* __restrict__ col, const T* __restrict__ val,
-                     const T* __restrict__ x, T alpha, T beta, T* __restrict__ y,
-                     const I* __restrict__ block_row, I* __restrict__ carry_row,
-                     T* __restrict__ carry_val) {
+                     const I* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
+                     T alpha, T beta, T* __restrict__ y, const I* __restrict__ block_row,
+                     I* __restrict__ carry_row, T* __restrict__ carry_val) {
   constexpr int kTile = kBlock * Items;
   static_assert(Items % 4 == 0, "whole int4 reads of the marks");
   __shared__ int4 marks4[kTile / 4];  // marks[p]: the row starting at nonzero k0 + p, past r_first
@@ -657,8 +656,7 @@ __global__ void __launch_bounds__(kBlock)
   for (int j = 0; j < Items; ++j)
     own = combine(own, RowSum<T>{mark[j], prod[j]});
   RowSum<T> before;
-  const RowSum<T> inclusive =
-      block_row_sum_scan(own, lane, warp_id, warp_row, warp_sum, &before);
+  const RowSum<T> inclusive = block_row_sum_scan(own, lane, warp_id, warp_row, warp_sum, &before);
 
   // Phase 4: the rows that end in this thread, the first with the carry-in.
   std::int64_t row = r_first + before.row;
@@ -812,8 +810,8 @@ void launch_split(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStr
   const unsigned grid = grid_size(plan.warps * kBlock, kBlock, "csr_split_kernel");
   const auto launch = [&](auto kernel) {
     kernel<<<grid, kBlock, 0, stream>>>(A.rows(), A.nnz(), A.row_ptr().data(), A.col_idx().data(),
-                                        A.values().data(), x, alpha, beta, y,
-                                        plan.warp_row.data(), carries.rows(), carries.values());
+                                        A.values().data(), x, alpha, beta, y, plan.warp_row.data(),
+                                        carries.rows(), carries.values());
   };
   if (aligned(A.col_idx().data()) && aligned(A.values().data()))
     launch(csr_split_kernel<Items, Stream, true, T, I>);
