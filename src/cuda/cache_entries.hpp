@@ -59,14 +59,15 @@ struct BinnedPlan {
   Array<I> chunk_owner;             ///< chunks: index of its row in split_row, device
 };
 
-/// CSR-I (balanced): the starting row of every warp. Key: nonzeros per warp
-/// (the chunk, from the GPU's resident warps).
+/// Equal chunks of nonzeros: the row holding each chunk's first nonzero.
+/// CSR-I (balanced) takes a chunk per warp (the chunk from the GPU's
+/// resident warps), split a chunk of 2048 per block. Key: the chunk.
 template <Index I>
 struct BalancedPlan {
   using Key = std::int64_t;
-  std::int64_t chunk = 0;  ///< nonzeros per warp, a multiple of 32
-  std::int64_t warps = 0;
-  Array<I> warp_row;  ///< warps + 1 entries, device
+  std::int64_t chunk = 0;  ///< nonzeros per chunk, a multiple of 32
+  std::int64_t warps = 0;  ///< chunks
+  Array<I> warp_row;       ///< chunks + 1 entries (the last: rows), device
 };
 
 /// Merge path: the start coordinates (row, nonzero) of every block. Key: path

@@ -243,6 +243,25 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+/// The plan of equal chunks of nonzeros (the balanced kernel's warps, the
+/// split kernel's blocks): the row holding each chunk's first nonzero.
+template <class T, class I>
+const BalancedPlan<I>& block_rows(const Csr<T, I>& A, std::int64_t chunk, cudaStream_t stream) {
+  return A.structure_cache().template get<BalancedPlan<I>>(chunk, [&] {
+    BalancedPlan<I> plan;
+    plan.chunk = chunk;
+    plan.warps = ceil_div(A.nnz(), chunk);
+    plan.warp_row = Array<I>(static_cast<std::size_t>(plan.warps + 1), Space::Device);
+    balanced_plan_kernel<<<grid_size(plan.warps + 1, kBlock, "balanced_plan_kernel"), kBlock, 0,
+                           stream>>>(A.rows(), A.row_ptr().data(), plan.chunk, plan.warps,
+                                     plan.warp_row.data());
+    check_launch("balanced_plan_kernel");
+    // Later calls may come on other streams: finish the plan before sharing it.
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(block rows)");
+    return plan;
+  });
+}
+
 template <class T, class I>
 const BalancedPlan<I>& balanced_plan(const Csr<T, I>& A, cudaStream_t stream) {
   // One wave: as many warps as can be resident at once, equal nonzeros each.
@@ -251,19 +270,7 @@ const BalancedPlan<I>& balanced_plan(const Csr<T, I>& A, cudaStream_t stream) {
   const std::int64_t nnz = A.nnz();
   const std::int64_t chunk =
       ceil_div(std::max<std::int64_t>(ceil_div(nnz, resident), 1), kWarpSize) * kWarpSize;
-  return A.structure_cache().template get<BalancedPlan<I>>(chunk, [&] {
-    BalancedPlan<I> plan;
-    plan.chunk = chunk;
-    plan.warps = ceil_div(nnz, chunk);
-    plan.warp_row = Array<I>(static_cast<std::size_t>(plan.warps + 1), Space::Device);
-    balanced_plan_kernel<<<grid_size(plan.warps + 1, kBlock, "balanced_plan_kernel"), kBlock, 0,
-                           stream>>>(A.rows(), A.row_ptr().data(), plan.chunk, plan.warps,
-                                     plan.warp_row.data());
-    check_launch("balanced_plan_kernel");
-    // Later calls may come on other streams: finish the plan before sharing it.
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(balanced plan)");
-    return plan;
-  });
+  return block_rows(A, chunk, stream);
 }
 
 // ---- merge path -------------------------------------------------------------
@@ -678,22 +685,6 @@ __global__ void __launch_bounds__(kBlock)
     carry_row[b] = ends ? I{-1} : static_cast<I>(row);
     carry_val[b] = ends ? T{0} : inclusive.sum;
   }
-}
-
-template <class T, class I>
-const BalancedPlan<I>& block_rows(const Csr<T, I>& A, std::int64_t chunk, cudaStream_t stream) {
-  return A.structure_cache().template get<BalancedPlan<I>>(chunk, [&] {
-    BalancedPlan<I> plan;
-    plan.chunk = chunk;
-    plan.warps = ceil_div(A.nnz(), chunk);
-    plan.warp_row = Array<I>(static_cast<std::size_t>(plan.warps + 1), Space::Device);
-    balanced_plan_kernel<<<grid_size(plan.warps + 1, kBlock, "balanced_plan_kernel"), kBlock, 0,
-                           stream>>>(A.rows(), A.row_ptr().data(), plan.chunk, plan.warps,
-                                     plan.warp_row.data());
-    check_launch("balanced_plan_kernel");
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(block rows)");
-    return plan;
-  });
 }
 
 // ---- row statistics (Auto) ----------------------------------------------------
