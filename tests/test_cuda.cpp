@@ -69,7 +69,7 @@ std::vector<TestMatrix<T, I>> stress_matrices() {
     len[len.size() / 2] = 250000 / s;
     add("huge-row", 300000 / s, len);
   }
-  {  // the same without empty rows (kernels that assume none)
+  {  // the same without empty rows
     std::vector<std::int64_t> len(2000 / s);
     for (std::size_t i = 0; i < len.size(); ++i)
       len[i] = 1 + static_cast<std::int64_t>(gen() % 3);
@@ -108,6 +108,14 @@ std::vector<TestMatrix<T, I>> stress_matrices() {
     add("edge-lengths", 3000, len);
     std::erase(len, 0);
     add("edge-lengths-no-empty", 3000, len);
+  }
+  {  // rows starting exactly at multiples of 1024 and 2048 entries (block
+     // edges of nonzero split), empty rows there among them
+    std::vector<std::int64_t> len;
+    for (int rep = 0; rep < 12; ++rep)
+      for (const std::int64_t l : {2048, 1024, 1024, 0, 0, 2048, 5, 2043, 0, 4096, 1, 2047})
+        len.push_back(l);
+    add("block-edges", 5000, len);
   }
   // 2D 5-point stencil (regular, ~5 per row)
   out.push_back(
@@ -193,16 +201,64 @@ TYPED_TEST(CudaKernels, MisalignedViewsMatchReference) {
     return h.to(Space::Device);
   };
   const Array<I> d_ptr = A.row_ptr().to(Space::Device);
-  const Array<I> d_col = to_device(col);
-  const Array<T> d_val = to_device(val);
+  const Array<I> col_aligned = A.col_idx().to(Space::Device);
+  const Array<T> val_aligned = A.values().to(Space::Device);
+  const Array<I> col_shifted = to_device(col);  // entry 0 a dummy
+  const Array<T> val_shifted = to_device(val);
   const auto n = static_cast<std::size_t>(A.nnz());
-  const auto dA = Csr<T, I>::view(static_cast<I>(A.rows()), static_cast<I>(A.cols()),
-                                  std::span<const I>(d_ptr.data(), d_ptr.size()),
-                                  std::span<const I>(d_col.data() + 1, n),
-                                  std::span<const T>(d_val.data() + 1, n), Space::Device);
   const auto x = random_values<T>(A.cols(), seed + 2);
   const auto y0 = random_values<T>(A.rows(), seed + 3);
   const auto ref = expected_spmv<T, I>(T{1}, A, x, T{-2}, y0);
+  // both arrays off a 16-byte boundary, or only one of them
+  for (const auto& [col_off, val_off] : {std::pair{true, true}, {true, false}, {false, true}}) {
+    const I* c = col_off ? col_shifted.data() + 1 : col_aligned.data();
+    const T* v = val_off ? val_shifted.data() + 1 : val_aligned.data();
+    const auto dA =
+        Csr<T, I>::view(static_cast<I>(A.rows()), static_cast<I>(A.cols()),
+                        std::span<const I>(d_ptr.data(), d_ptr.size()), std::span<const I>(c, n),
+                        std::span<const T>(v, n), Space::Device);
+    for (const auto* k : cuda_kernels<T, I>(Format::Csr, false))
+      EXPECT_EQ(expect_matches(device_spmv(dA, k->info.algorithm, T{1}, x, T{-2}, y0), ref,
+                               fmt::format("{} col_off={} val_off={} seed={}",
+                                           to_string(k->info.algorithm), col_off, val_off, seed)),
+                0);
+  }
+}
+
+// An infinite x in a column that no row uses (column 0) must not reach y:
+// slots past the matrix's last nonzero (nnz not a multiple of any tile)
+// read no x. Every CSR kernel.
+TYPED_TEST(CudaKernels, InfiniteXInAnUnusedColumnStaysOut) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 gen(seed);
+  const std::int64_t rows = 3001, cols = 5000;
+  std::vector<I> ptr{0}, col;
+  std::vector<T> val;
+  const auto values = random_values<T>(10 * rows, seed + 1);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t len = r + 1 == rows ? 3 : 1 + static_cast<std::int64_t>(gen() % 9);
+    const std::int64_t start = 1 + static_cast<std::int64_t>(gen() % (cols - 20));  // >= 1
+    for (std::int64_t j = 0; j < len; ++j) {
+      col.push_back(static_cast<I>(start + 2 * j));
+      val.push_back(values[col.size() - 1]);
+    }
+    ptr.push_back(static_cast<I>(col.size()));
+  }
+  if (col.size() % 2048 == 0) {  // keep a partial last tile
+    col.pop_back();
+    val.pop_back();
+    ptr.back() -= 1;
+  }
+  const Csr<T, I> A(static_cast<I>(rows), static_cast<I>(cols), Array<I>(ptr), Array<I>(col),
+                    Array<T>(val));
+  auto x = random_values<T>(cols, seed + 2);
+  x[0] = std::numeric_limits<T>::infinity();
+  const auto y0 = random_values<T>(rows, seed + 3);
+  const auto ref = expected_spmv<T, I>(T{1}, A, x, T{-2}, y0);
+  const Csr<T, I> dA = A.to(Space::Device);
   for (const auto* k : cuda_kernels<T, I>(Format::Csr, false))
     EXPECT_EQ(expect_matches(device_spmv(dA, k->info.algorithm, T{1}, x, T{-2}, y0), ref,
                              fmt::format("{} seed={}", to_string(k->info.algorithm), seed)),
@@ -273,7 +329,7 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
   const auto x = random_values<T>(A.cols(), fresh_seed());
   const auto y0 = random_values<T>(A.rows(), fresh_seed());
   for (Algorithm a :
-       {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned, Algorithm::Split,
+       {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned, Algorithm::NonzeroSplit,
         spx::baselines::CusparseCsrAlg1, spx::baselines::CusparseCsrAlg2}) {
     const auto first = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
     const auto again = device_spmv(dA, a, T{1}, x, T{0.5}, y0);
@@ -291,7 +347,7 @@ TYPED_TEST(CudaKernels, PreprocessingIsReusedAndSurvivesNewValues) {
                      fresh.size() * sizeof(T));
   const auto ref = expected_spmv<T, I>(T{1}, A, x, T{0.5}, y0);
   for (Algorithm a :
-       {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned, Algorithm::Split,
+       {Algorithm::Balanced, Algorithm::MergePath, Algorithm::Binned, Algorithm::NonzeroSplit,
         spx::baselines::CusparseCsrAlg1, spx::baselines::CusparseCsrAlg2})
     EXPECT_EQ(expect_matches(device_spmv(dA, a, T{1}, x, T{0.5}, y0), ref,
                              fmt::format("{} after new values", to_string(a))),
@@ -476,7 +532,7 @@ TYPED_TEST(CudaKernels, AutoChoosesByRowStatisticsAndReportsIt) {
 }
 
 // The rule for irregular rows too large for the L2 cache, from counts (no
-// device needed): split in f32 when no row is empty (mixed-n2000000's
+// device needed): nonzero split in f32 when no row is empty (mixed-n2000000's
 // counts), else merge path (R-MAT s21's, 59% of its rows empty), and merge
 // path in f64.
 TEST(CudaBackend, AutoRuleForLargeIrregularRows) {
@@ -484,7 +540,9 @@ TEST(CudaBackend, AutoRuleForLargeIrregularRows) {
   if (cuda == nullptr) GTEST_SKIP() << "no CUDA backend in this build";
   ASSERT_NE(cuda->csr_spmv_auto, nullptr);
   const std::int64_t big = std::int64_t{1} << 40;  // bytes: more than any L2
-  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, 0, big, 4), Algorithm::Split);
+  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, 0, big, 4), Algorithm::NonzeroSplit);
+  const std::int64_t huge = std::int64_t{1} << 32;  // rows past 31 bits: merge path
+  EXPECT_EQ(cuda->csr_spmv_auto(huge, 8 * huge, 1 << 20, 0, big, 4), Algorithm::MergePath);
   EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, 0, big, 8), Algorithm::MergePath);
   EXPECT_EQ(cuda->csr_spmv_auto(2097152, 16429391, 36403, 1243583, big, 4), Algorithm::MergePath);
   EXPECT_EQ(cuda->csr_spmv_auto(2097152, 16429391, 36403, 1243583, big, 8), Algorithm::MergePath);

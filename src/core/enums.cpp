@@ -49,7 +49,7 @@ constexpr NameTable<Algorithm, 31> kAlgorithmNames{{
     {Algorithm::Balanced, "balanced"},
     {Algorithm::MergePath, "merge_path"},
     {Algorithm::Binned, "binned"},
-    {Algorithm::Split, "split"},
+    {Algorithm::NonzeroSplit, "nonzero_split"},
     {Algorithm::SizedBlocks, "sized_blocks"},
     {Algorithm::Segmented, "segmented"},
     {Algorithm::ThreadPerRow, "thread_per_row"},

@@ -61,7 +61,7 @@ struct BinnedPlan {
 
 /// Equal chunks of nonzeros: the row holding each chunk's first nonzero.
 /// CSR-I (balanced) takes a chunk per warp (the chunk from the GPU's
-/// resident warps), split a chunk of 2048 per block. Key: the chunk.
+/// resident warps), nonzero split a chunk of 2048 per block. Key: the chunk.
 template <Index I>
 struct BalancedPlan {
   using Key = std::int64_t;

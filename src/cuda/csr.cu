@@ -8,7 +8,7 @@
 //                             carry-out fix-up instead of atomics
 //   merge path                equal (rows + nonzeros) per block and thread,
 //                             carry-outs fixed up in the block and across blocks
-//   split                     equal nonzeros per thread, read with 16-byte
+//   nonzero split             equal nonzeros per thread, read with 16-byte
 //                             loads; rows found from marks in shared memory
 //
 // Every kernel here is deterministic: the order of every floating-point
@@ -19,6 +19,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
@@ -36,7 +37,7 @@ constexpr int kMergeItems = 7;  ///< merge-path items per thread
 /// 7, as for scattered rows (see spmv_csr_merge).
 template <class T>
 constexpr int kMergeItemsLocal = sizeof(T) == 8 ? kMergeItems : 11;
-constexpr int kSplitItems = 8;              ///< nonzeros per thread of the split kernel
+constexpr int kSplitItems = 8;              ///< nonzeros per thread of nonzero split
 constexpr std::int64_t kNoRow = INT64_MAX;  ///< key of lanes without a nonzero
 constexpr int kUnroll = 4;                  ///< entries per lane per batch in the V-lane kernels
 
@@ -243,8 +244,8 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/// The plan of equal chunks of nonzeros (the balanced kernel's warps, the
-/// split kernel's blocks): the row holding each chunk's first nonzero.
+/// The plan of equal chunks of nonzeros (the balanced kernel's warps,
+/// nonzero split's blocks): the row holding each chunk's first nonzero.
 template <class T, class I>
 const BalancedPlan<I>& block_rows(const Csr<T, I>& A, std::int64_t chunk, cudaStream_t stream) {
   return A.structure_cache().template get<BalancedPlan<I>>(chunk, [&] {
@@ -630,10 +631,8 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
 
   // Phase 2: mark the rows r_first + 1 .. r_next starting here; store the
-  // empty ones (block 0 also those before r_first).
-  if (b == 0)
-    for (std::int64_t r = tid; r < r_first; r += kBlock)
-      store_scaled(y, r, beta);
+  // empty ones. (Block 0's r_first is row 0, empty or not: an empty row 0
+  // ends at the first mark with a sum of 0, as in the scalar kernel.)
   for (std::int64_t r = r_first + 1 + tid; r <= r_next && r < rows; r += kBlock) {
     const std::int64_t p = std::int64_t{row_ptr[r]} - k0;
     if (row_ptr[r + 1] == row_ptr[r]) {
@@ -642,10 +641,13 @@ __global__ void __launch_bounds__(kBlock)
       marks[p] = static_cast<int>(r - r_first);
     }
   }
+  // Slots past the block's last nonzero hold 0 without reading x: 0 * x[0]
+  // would be NaN where x[0] is infinite.
+  const bool full = t0 + Items <= nk;
   T prod[Items];
 #pragma unroll
   for (int j = 0; j < Items; ++j)
-    prod[j] = v[j] * __ldg(x + c[j]);
+    prod[j] = full || t0 + j < nk ? v[j] * __ldg(x + c[j]) : T{0};
   __syncthreads();
   int mark[Items];
 #pragma unroll
@@ -817,6 +819,9 @@ void spmv_csr_split(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
   // 8 nonzeros per thread in both precisions: 4 in f64 and 16 in f32 were
   // slower on the irregular members (session 18, H100). Scattered rows read
   // with evict-first loads, as merge path.
+  if (A.rows() > INT_MAX)  // a block's rows are numbered in 32 bits (the marks)
+    throw Unsupported("nonzero_split: " + std::to_string(A.rows()) +
+                      " rows, more than 2^31 - 1; use merge_path");
   if (A.nnz() == 0) {  // only beta*y: no block to launch
     launch_rows<1>(alpha, A, x, beta, y, ctx.stream);
     return;
@@ -888,12 +893,14 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     binned when the matrix fits in the L2 cache (1.14-1.34× merge path on
 //     the 1 M-nonzero power-law and mixed members), else a kernel that
 //     streams the matrix strictly in order (1.1-1.3× binned on the 16-25 M
-//     nonzero R-MAT, Chung-Lu and mixed members): split in f32 when no row
-//     is empty, else merge path (session 18, same runs: split 1.16× merge
-//     path on mixed-n2000000 f32 and level on denserows-n2000000 f32, both
-//     without empty rows, but 0.86-0.95× on the large R-MAT and Chung-Lu
-//     members, whose rows are 41-59% empty, and 0.93× on denserows-n2000000
-//     f64);
+//     nonzero R-MAT, Chung-Lu and mixed members): nonzero split in f32 when
+//     no row is empty (and rows fit 31 bits), else merge path. Session 18,
+//     same runs: nonzero split was 1.16× merge path on mixed-n2000000 f32
+//     and level on denserows-n2000000 f32, both without empty rows, but
+//     0.86-0.95× on the large R-MAT and Chung-Lu members, whose rows are
+//     41-59% empty. In f64 it was 1.09× on mixed-n2000000 but 0.93× on
+//     denserows-n2000000, which has no empty rows either, so f64 keeps merge
+//     path (its 1.09× there is left unused);
 //  3. long rows (mean > 128) but fewer rows than 64 warps per SM could
 //     take: merge path, which splits long rows across blocks, where a warp
 //     per row would leave the GPU partly idle;
@@ -927,7 +934,8 @@ Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_
   if (few_rows(rows, max_len)) return Algorithm::Vector;
   if (irregular_rows(mean, max_len)) {
     if (fits_l2(bytes)) return Algorithm::Binned;
-    return value_bytes <= 4 && empty_rows == 0 ? Algorithm::Split : Algorithm::MergePath;
+    const bool split = value_bytes <= 4 && empty_rows == 0 && rows <= INT_MAX;
+    return split ? Algorithm::NonzeroSplit : Algorithm::MergePath;
   }
   if (mean > 128.0 && rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
   const int v = adaptive_width(mean);

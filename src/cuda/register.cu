@@ -26,7 +26,7 @@ void register_cuda_kernels(Registry<T, I>& reg) {
                           {Algorithm::Balanced, cuda::spmv_csr_balanced<T, I>},
                           {Algorithm::MergePath, cuda::spmv_csr_merge<T, I>},
                           {Algorithm::Binned, cuda::spmv_csr_binned<T, I>},
-                          {Algorithm::Split, cuda::spmv_csr_split<T, I>}});
+                          {Algorithm::NonzeroSplit, cuda::spmv_csr_split<T, I>}});
   add_only_spmv(reg, Algorithm::Segmented, false, cuda::spmv_coo_segmented<T, I>);
   using CscM = Csc<T, I>;
   reg.template add_spmv<CscM>(cuda_kernel(Algorithm::ColumnScatter, false), always<CscM>,

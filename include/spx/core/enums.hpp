@@ -56,14 +56,14 @@ enum class Algorithm : std::uint8_t {
   CpuAtomic,    ///< CSC, unsorted COO: scatter with atomic updates (no extra memory)
 
   // ---- GPU CSR (batched paper §3.3–3.5, SpMM paper §4) ----
-  Scalar,       ///< thread per row
-  Vector,       ///< warp per row
-  Adaptive,     ///< "smart": threads per row = next power of two of mean row length
-  Balanced,     ///< CSR-I: equal nonzeros per warp, precomputed starting rows
-  MergePath,    ///< Merrill–Garland merge path with carry-out fix-up
-  Binned,       ///< short rows in place, longer rows listed per warp, giant rows split
-  Split,        ///< equal nonzeros per thread (16-byte loads), row starts marked in shared memory
-  SizedBlocks,  ///< batched CSR: work sized per matrix (small ones packed per block, large split)
+  Scalar,        ///< thread per row
+  Vector,        ///< warp per row
+  Adaptive,      ///< "smart": threads per row = next power of two of mean row length
+  Balanced,      ///< CSR-I: equal nonzeros per warp, precomputed starting rows
+  MergePath,     ///< Merrill–Garland merge path with carry-out fix-up
+  Binned,        ///< short rows in place, longer rows listed per warp, giant rows split
+  NonzeroSplit,  ///< equal nonzeros per thread (16-byte loads), row starts marked in shared memory
+  SizedBlocks,   ///< batched CSR: work sized per matrix (small ones packed per block, large split)
 
   // ---- GPU COO ----
   Segmented,  ///< nonzeros split evenly, warp segmented reduction
