@@ -16,7 +16,6 @@
 #include <random>
 #include <span>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -148,6 +147,17 @@ TYPED_TEST(CudaKernels, StressMatricesMatchReference) {
   }
 }
 
+/// Every CUDA CSR kernel on dA gives ref = 1*A*x - 2*y0.
+template <Value T, Index I>
+void expect_csr_kernels_match(const Csr<T, I>& dA, const std::vector<T>& x,
+                              const std::vector<T>& y0, const reference::Expected<T>& ref,
+                              const std::string& label) {
+  for (const auto* k : cuda_kernels<T, I>(Format::Csr, false))
+    EXPECT_EQ(expect_matches(device_spmv(dA, k->info.algorithm, T{1}, x, T{-2}, y0), ref,
+                             fmt::format("{} {}", to_string(k->info.algorithm), label)),
+              0);
+}
+
 // A row longer than 2^24 entries (where a float loses integers and 24-bit
 // counters wrap), among short rows, for every CUDA CSR kernel. 2^20 + 3
 // entries under SPX_TEST_SMALL=1 (compute-sanitizer runs).
@@ -167,12 +177,8 @@ TYPED_TEST(CudaKernels, RowLongerThan2To24) {
     const auto x = random_values<T>(A.cols(), seed + 2);
     const auto y0 = random_values<T>(A.rows(), seed + 3);
     const Csr<T, I> dA = A.to(Space::Device);
-    const auto ref = expected_spmv<T, I>(T{1}, A, x, T{-2}, y0);
-    for (const auto* k : cuda_kernels<T, I>(Format::Csr, false))
-      EXPECT_EQ(expect_matches(device_spmv(dA, k->info.algorithm, T{1}, x, T{-2}, y0), ref,
-                               fmt::format("{} shortest={} seed={}", to_string(k->info.algorithm),
-                                           shortest, seed)),
-                0);
+    expect_csr_kernels_match(dA, x, y0, expected_spmv<T, I>(T{1}, A, x, T{-2}, y0),
+                             fmt::format("shortest={} seed={}", shortest, seed));
   }
 }
 
@@ -194,17 +200,11 @@ TYPED_TEST(CudaKernels, MisalignedViewsMatchReference) {
   std::vector<T> val(A.values().data(), A.values().data() + A.nnz());
   col.insert(col.begin(), I{0});
   val.insert(val.begin(), T{1});
-  const auto to_device = [](const auto& v) {
-    using E = typename std::remove_cvref_t<decltype(v)>::value_type;
-    Array<E> h(v.size());
-    std::copy(v.begin(), v.end(), h.data());
-    return h.to(Space::Device);
-  };
   const Array<I> d_ptr = A.row_ptr().to(Space::Device);
   const Array<I> col_aligned = A.col_idx().to(Space::Device);
   const Array<T> val_aligned = A.values().to(Space::Device);
-  const Array<I> col_shifted = to_device(col);  // entry 0 a dummy
-  const Array<T> val_shifted = to_device(val);
+  const Array<I> col_shifted(col, Space::Device);  // entry 0 a dummy
+  const Array<T> val_shifted(val, Space::Device);
   const auto n = static_cast<std::size_t>(A.nnz());
   const auto x = random_values<T>(A.cols(), seed + 2);
   const auto y0 = random_values<T>(A.rows(), seed + 3);
@@ -217,11 +217,8 @@ TYPED_TEST(CudaKernels, MisalignedViewsMatchReference) {
         Csr<T, I>::view(static_cast<I>(A.rows()), static_cast<I>(A.cols()),
                         std::span<const I>(d_ptr.data(), d_ptr.size()), std::span<const I>(c, n),
                         std::span<const T>(v, n), Space::Device);
-    for (const auto* k : cuda_kernels<T, I>(Format::Csr, false))
-      EXPECT_EQ(expect_matches(device_spmv(dA, k->info.algorithm, T{1}, x, T{-2}, y0), ref,
-                               fmt::format("{} col_off={} val_off={} seed={}",
-                                           to_string(k->info.algorithm), col_off, val_off, seed)),
-                0);
+    expect_csr_kernels_match(dA, x, y0, ref,
+                             fmt::format("col_off={} val_off={} seed={}", col_off, val_off, seed));
   }
 }
 
@@ -257,12 +254,8 @@ TYPED_TEST(CudaKernels, InfiniteXInAnUnusedColumnStaysOut) {
   auto x = random_values<T>(cols, seed + 2);
   x[0] = std::numeric_limits<T>::infinity();
   const auto y0 = random_values<T>(rows, seed + 3);
-  const auto ref = expected_spmv<T, I>(T{1}, A, x, T{-2}, y0);
-  const Csr<T, I> dA = A.to(Space::Device);
-  for (const auto* k : cuda_kernels<T, I>(Format::Csr, false))
-    EXPECT_EQ(expect_matches(device_spmv(dA, k->info.algorithm, T{1}, x, T{-2}, y0), ref,
-                             fmt::format("{} seed={}", to_string(k->info.algorithm), seed)),
-              0);
+  expect_csr_kernels_match(A.to(Space::Device), x, y0, expected_spmv<T, I>(T{1}, A, x, T{-2}, y0),
+                           fmt::format("seed={}", seed));
 }
 
 TYPED_TEST(CudaKernels, SpxKernelsAgreeWithCusparse) {

@@ -795,6 +795,14 @@ void launch_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStr
   add_carries(plan.blocks, carries.rows(), carries.values(), A.rows(), alpha, y, stream);
 }
 
+/// Rows with local columns (mean column spread within a tenth of the
+/// columns: stencils, FEM, banded), read with default loads by merge path and
+/// nonzero split; scattered ones with evict-first loads.
+template <Value T, Index I>
+bool local_rows(const Csr<T, I>& A) {
+  return csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols());
+}
+
 template <int Items, bool Stream, class T, class I>
 void launch_split(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStream_t stream) {
   const BalancedPlan<I>& plan = block_rows(A, std::int64_t{kBlock} * Items, stream);
@@ -822,11 +830,7 @@ void spmv_csr_split(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
   if (A.rows() > INT_MAX)  // a block's rows are numbered in 32 bits (the marks)
     throw Unsupported("nonzero_split: " + std::to_string(A.rows()) +
                       " rows, more than 2^31 - 1; use merge_path");
-  if (A.nnz() == 0) {  // only beta*y: no block to launch
-    launch_rows<1>(alpha, A, x, beta, y, ctx.stream);
-    return;
-  }
-  if (csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols()))
+  if (local_rows(A))
     launch_split<kSplitItems, false>(alpha, A, x, beta, y, ctx.stream);
   else
     launch_split<kSplitItems, true>(alpha, A, x, beta, y, ctx.stream);
@@ -845,8 +849,7 @@ void spmv_csr_merge(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const
   // 17). Scattered rows also read the
   // column indices and values with evict-first loads (4-10% faster there,
   // 1-15% slower on local rows).
-  const bool local = csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols());
-  if (local) {
+  if (local_rows(A)) {
     launch_merge<kMergeItemsLocal<T>, false>(alpha, A, x, beta, y, ctx.stream);
   } else {
     launch_merge<kMergeItems, true>(alpha, A, x, beta, y, ctx.stream);
