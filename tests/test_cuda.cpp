@@ -82,7 +82,7 @@ std::vector<TestMatrix<T, I>> stress_matrices() {
     len.front() = len[len.size() / 2] = len.back() = 100;
     add("empty-runs", 1000, len);
   }
-  {  // rows of one or two entries
+  {  // rows of one or two entries (none empty: nearly every entry starts a row)
     std::vector<std::int64_t> len(100000 / s);
     for (auto& l : len)
       l = 1 + static_cast<std::int64_t>(gen() % 2);
@@ -115,6 +115,8 @@ std::vector<TestMatrix<T, I>> stress_matrices() {
       for (const std::int64_t l : {2048, 1024, 1024, 0, 0, 2048, 5, 2043, 0, 4096, 1, 2047})
         len.push_back(l);
     add("block-edges", 5000, len);
+    std::erase(len, 0);  // nonzero split's counted marks
+    add("block-edges-no-empty", 5000, len);
   }
   // 2D 5-point stencil (regular, ~5 per row)
   out.push_back(
@@ -534,8 +536,11 @@ TEST(CudaBackend, AutoRuleForLargeIrregularRows) {
   ASSERT_NE(cuda->csr_spmv_auto, nullptr);
   const std::int64_t big = std::int64_t{1} << 40;  // bytes: more than any L2
   EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, 0, big, 4), Algorithm::NonzeroSplit);
-  const std::int64_t huge = std::int64_t{1} << 32;  // rows past 31 bits: merge path
-  EXPECT_EQ(cuda->csr_spmv_auto(huge, 8 * huge, 1 << 20, 0, big, 4), Algorithm::MergePath);
+  // Rows past 31 bits: nonzero split counts its rows when none is empty,
+  // else numbers them in 31 bits, so merge path takes them.
+  const std::int64_t huge = std::int64_t{1} << 32;
+  EXPECT_EQ(cuda->csr_spmv_auto(huge, 8 * huge, 1 << 20, 0, big, 4), Algorithm::NonzeroSplit);
+  EXPECT_EQ(cuda->csr_spmv_auto(huge, 8 * huge, 1 << 20, 1, big, 4), Algorithm::MergePath);
   EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, 0, big, 8), Algorithm::MergePath);
   EXPECT_EQ(cuda->csr_spmv_auto(2097152, 16429391, 36403, 1243583, big, 4), Algorithm::MergePath);
   EXPECT_EQ(cuda->csr_spmv_auto(2097152, 16429391, 36403, 1243583, big, 8), Algorithm::MergePath);

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
@@ -510,16 +511,20 @@ __device__ __forceinline__ void load_run(const E* p, E (&out)[N]) {
 }
 
 /// A run's (row, sum): `row` is the last row that starts in the run (0: none,
-/// the row before it goes on), `sum` the sum of that row's entries in the run.
+/// the row before it goes on), numbered past the block's first row or, when
+/// Counted, the number of rows that start in the run; `sum` the sum of the
+/// last row's entries in the run.
 template <class T>
 struct RowSum {
   int row;
   T sum;
 };
-/// a then b: b's row when one starts in b, else a's, summed on.
-template <class T>
+/// a then b: b's row when one starts in b (Counted: a's and b's rows), else
+/// a's, summed on.
+template <bool Counted, class T>
 __device__ __forceinline__ RowSum<T> combine(RowSum<T> a, RowSum<T> b) {
-  return {b.row != 0 ? b.row : a.row, b.row != 0 ? b.sum : a.sum + b.sum};
+  return {Counted ? a.row + b.row : (b.row != 0 ? b.row : a.row),
+          b.row != 0 ? b.sum : a.sum + b.sum};
 }
 
 template <class T>
@@ -530,14 +535,14 @@ __device__ __forceinline__ RowSum<T> shfl_up(RowSum<T> p, int d) {
 /// Inclusive scan of the threads' RowSums over the block, in thread order;
 /// *before gets the combination of the threads before this one ({0, 0} for
 /// the first). Fixed order: deterministic.
-template <class T>
+template <bool Counted, class T>
 __device__ RowSum<T> block_row_sum_scan(RowSum<T> p, int lane, int warp_id, int* warp_row,
                                         T* warp_sum, RowSum<T>* before) {
   // Phase 1: within the warp; its last lane publishes the warp's total.
 #pragma unroll
   for (int d = 1; d < kWarpSize; d <<= 1) {
     const RowSum<T> up = shfl_up(p, d);
-    if (lane >= d) p = combine(up, p);
+    if (lane >= d) p = combine<Counted>(up, p);
   }
   if (lane == kWarpSize - 1) {
     warp_row[warp_id] = p.row;
@@ -551,7 +556,7 @@ __device__ RowSum<T> block_row_sum_scan(RowSum<T> p, int lane, int warp_id, int*
 #pragma unroll
     for (int d = 1; d < kWarpsPerBlock; d <<= 1) {
       const RowSum<T> up = shfl_up(w, d);
-      if (lane >= d) w = combine(up, w);
+      if (lane >= d) w = combine<Counted>(up, w);
     }
     if (lane < kWarpsPerBlock) {
       warp_row[lane] = w.row;
@@ -564,8 +569,8 @@ __device__ RowSum<T> block_row_sum_scan(RowSum<T> p, int lane, int warp_id, int*
   if (lane == 0) prev = RowSum<T>{0, T{0}};
   if (warp_id > 0) {
     const RowSum<T> w{warp_row[warp_id - 1], warp_sum[warp_id - 1]};
-    prev = lane == 0 ? w : combine(w, prev);
-    p = combine(w, p);
+    prev = lane == 0 ? w : combine<Counted>(w, prev);
+    p = combine<Counted>(w, p);
   }
   *before = prev;
   return p;
@@ -585,18 +590,27 @@ __device__ RowSum<T> block_row_sum_scan(RowSum<T> p, int lane, int warp_id, int*
 /// carry-in). Each thread stores the rows that end in its nonzeros; the last
 /// thread stores the block's last row when it ends in the block, else it is
 /// the block's carry-out, added by add_carries_kernel.
-template <int Items, bool Stream, bool Vec, class T, class I>
+///
+/// Counted (no row of the matrix is empty): a mark is a byte, 1 where a row
+/// starts, and a thread's first row is r_first plus the marks before it (the
+/// scan counts them): a quarter of the shared memory, no look at the row
+/// after, and no limit on the row numbers. On the H100 this form took 89.0
+/// us on mixed-n2000000 f32 against 94.7 for the numbered marks (session 18).
+template <int Items, bool Stream, bool Vec, bool Counted, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     csr_split_kernel(std::int64_t rows, std::int64_t nnz, const I* __restrict__ row_ptr,
                      const I* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
                      T alpha, T beta, T* __restrict__ y, const I* __restrict__ block_row,
                      I* __restrict__ carry_row, T* __restrict__ carry_val) {
   constexpr int kTile = kBlock * Items;
-  static_assert(Items % 4 == 0, "whole int4 reads of the marks");
-  __shared__ int4 marks4[kTile / 4];  // marks[p]: the row starting at nonzero k0 + p, past r_first
+  using Mark = std::conditional_t<Counted, unsigned char, int>;
+  constexpr int kMarkVecs = kTile * static_cast<int>(sizeof(Mark)) / 16;
+  static_assert(Items % 4 == 0 && (Items * sizeof(Mark)) % 4 == 0, "whole words of marks");
+  // marks[p]: the row starting at nonzero k0 + p, past r_first (Counted: 1)
+  __shared__ int4 marks4[kMarkVecs];
   __shared__ int warp_row[kWarpsPerBlock];
   __shared__ T warp_sum[kWarpsPerBlock];
-  int* const marks = reinterpret_cast<int*>(marks4);
+  Mark* const marks = reinterpret_cast<Mark*>(marks4);
   const int tid = threadIdx.x;
   const int lane = tid % kWarpSize;
   const int warp_id = tid / kWarpSize;
@@ -626,8 +640,8 @@ __global__ void __launch_bounds__(kBlock)
     }
   }
 #pragma unroll
-  for (int w = 0; w < Items / 4; ++w)
-    marks4[tid * (Items / 4) + w] = int4{0, 0, 0, 0};
+  for (int w = tid; w < kMarkVecs; w += kBlock)
+    marks4[w] = int4{0, 0, 0, 0};
   __syncthreads();
 
   // Phase 2: mark the rows r_first + 1 .. r_next starting here; store the
@@ -635,7 +649,9 @@ __global__ void __launch_bounds__(kBlock)
   // ends at the first mark with a sum of 0, as in the scalar kernel.)
   for (std::int64_t r = r_first + 1 + tid; r <= r_next && r < rows; r += kBlock) {
     const std::int64_t p = std::int64_t{row_ptr[r]} - k0;
-    if (row_ptr[r + 1] == row_ptr[r]) {
+    if constexpr (Counted) {
+      if (p < nk) marks[p] = 1;
+    } else if (row_ptr[r + 1] == row_ptr[r]) {
       store_scaled(y, r, beta);
     } else if (p < nk) {
       marks[p] = static_cast<int>(r - r_first);
@@ -650,22 +666,34 @@ __global__ void __launch_bounds__(kBlock)
     prod[j] = full || t0 + j < nk ? v[j] * __ldg(x + c[j]) : T{0};
   __syncthreads();
   int mark[Items];
+  if constexpr (Counted) {
+    const unsigned* const words = reinterpret_cast<const unsigned*>(marks) + t0 / 4;
 #pragma unroll
-  for (int w = 0; w < Items / 4; ++w) {
-    const int4 m = marks4[tid * (Items / 4) + w];
-    mark[4 * w] = m.x;
-    mark[4 * w + 1] = m.y;
-    mark[4 * w + 2] = m.z;
-    mark[4 * w + 3] = m.w;
+    for (int w = 0; w < Items / 4; ++w) {
+      const unsigned m = words[w];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        mark[4 * w + i] = static_cast<int>((m >> (8 * i)) & 0xffu);
+    }
+  } else {
+#pragma unroll
+    for (int w = 0; w < Items / 4; ++w) {
+      const int4 m = marks4[tid * (Items / 4) + w];
+      mark[4 * w] = m.x;
+      mark[4 * w + 1] = m.y;
+      mark[4 * w + 2] = m.z;
+      mark[4 * w + 3] = m.w;
+    }
   }
 
   // Phase 3: the thread's (row, sum) pair, scanned over the block.
   RowSum<T> own{0, T{0}};
 #pragma unroll
   for (int j = 0; j < Items; ++j)
-    own = combine(own, RowSum<T>{mark[j], prod[j]});
+    own = combine<Counted>(own, RowSum<T>{mark[j], prod[j]});
   RowSum<T> before;
-  const RowSum<T> inclusive = block_row_sum_scan(own, lane, warp_id, warp_row, warp_sum, &before);
+  const RowSum<T> inclusive =
+      block_row_sum_scan<Counted>(own, lane, warp_id, warp_row, warp_sum, &before);
 
   // Phase 4: the rows that end in this thread, the first with the carry-in.
   std::int64_t row = r_first + before.row;
@@ -674,7 +702,7 @@ __global__ void __launch_bounds__(kBlock)
   for (int j = 0; j < Items; ++j) {
     if (mark[j] != 0) {
       store_axpby(y, row, alpha, sum, beta);
-      row = r_first + mark[j];
+      row = Counted ? row + 1 : r_first + mark[j];
       sum = 0;
     }
     sum += prod[j];
@@ -803,7 +831,7 @@ bool local_rows(const Csr<T, I>& A) {
   return csr_row_stats(A).mean_spread <= 0.1 * static_cast<double>(A.cols());
 }
 
-template <int Items, bool Stream, class T, class I>
+template <int Items, bool Stream, bool Counted, class T, class I>
 void launch_split(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStream_t stream) {
   const BalancedPlan<I>& plan = block_rows(A, std::int64_t{kBlock} * Items, stream);
   const Carries<T, I> carries(static_cast<std::size_t>(plan.warps), stream);
@@ -815,9 +843,9 @@ void launch_split(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, cudaStr
                                         carries.rows(), carries.values());
   };
   if (aligned(A.col_idx().data()) && aligned(A.values().data()))
-    launch(csr_split_kernel<Items, Stream, true, T, I>);
+    launch(csr_split_kernel<Items, Stream, true, Counted, T, I>);
   else
-    launch(csr_split_kernel<Items, Stream, false, T, I>);
+    launch(csr_split_kernel<Items, Stream, false, Counted, T, I>);
   check_launch("csr_split_kernel");
   add_carries(plan.warps, carries.rows(), carries.values(), A.rows(), alpha, y, stream);
 }
@@ -826,14 +854,23 @@ template <Value T, Index I>
 void spmv_csr_split(T alpha, const Csr<T, I>& A, const T* x, T beta, T* y, const ExecContext& ctx) {
   // 8 nonzeros per thread in both precisions: 4 in f64 and 16 in f32 were
   // slower on the irregular members (session 18, H100). Scattered rows read
-  // with evict-first loads, as merge path.
-  if (A.rows() > INT_MAX)  // a block's rows are numbered in 32 bits (the marks)
+  // with evict-first loads, as merge path. Without empty rows the marks are
+  // counted bytes.
+  const bool counted = csr_row_stats(A).empty_rows == 0;
+  if (!counted && A.rows() > INT_MAX)  // rows numbered in 32 bits in the marks
     throw Unsupported("nonzero_split: " + std::to_string(A.rows()) +
-                      " rows, more than 2^31 - 1; use merge_path");
-  if (local_rows(A))
-    launch_split<kSplitItems, false>(alpha, A, x, beta, y, ctx.stream);
-  else
-    launch_split<kSplitItems, true>(alpha, A, x, beta, y, ctx.stream);
+                      " rows with empty ones among them, more than 2^31 - 1; use merge_path");
+  if (local_rows(A)) {
+    if (counted)
+      launch_split<kSplitItems, false, true>(alpha, A, x, beta, y, ctx.stream);
+    else
+      launch_split<kSplitItems, false, false>(alpha, A, x, beta, y, ctx.stream);
+  } else {
+    if (counted)
+      launch_split<kSplitItems, true, true>(alpha, A, x, beta, y, ctx.stream);
+    else
+      launch_split<kSplitItems, true, false>(alpha, A, x, beta, y, ctx.stream);
+  }
 }
 
 template <Value T, Index I>
@@ -897,7 +934,7 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     the 1 M-nonzero power-law and mixed members), else a kernel that
 //     streams the matrix strictly in order (1.1-1.3× binned on the 16-25 M
 //     nonzero R-MAT, Chung-Lu and mixed members): nonzero split in f32 when
-//     no row is empty (and rows fit 31 bits), else merge path. Session 18,
+//     no row is empty, else merge path. Session 18,
 //     same runs: nonzero split was 1.16× merge path on mixed-n2000000 f32
 //     and level on denserows-n2000000 f32, both without empty rows, but
 //     0.86-0.95× on the large R-MAT and Chung-Lu members, whose rows are
@@ -937,7 +974,7 @@ Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_
   if (few_rows(rows, max_len)) return Algorithm::Vector;
   if (irregular_rows(mean, max_len)) {
     if (fits_l2(bytes)) return Algorithm::Binned;
-    const bool split = value_bytes <= 4 && empty_rows == 0 && rows <= INT_MAX;
+    const bool split = value_bytes <= 4 && empty_rows == 0;
     return split ? Algorithm::NonzeroSplit : Algorithm::MergePath;
   }
   if (mean > 128.0 && rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
