@@ -546,6 +546,19 @@ TEST(CudaBackend, AutoRuleForLargeIrregularRows) {
   EXPECT_EQ(cuda->csr_spmv_auto(2097152, 16429391, 36403, 1243583, big, 8), Algorithm::MergePath);
 }
 
+TEST(CudaBackend, AutoRuleForFemRowsOf18) {
+  // 16 <= mean < 24 gives the V-lane kernel 8 lanes of 2-3 entries: in f32,
+  // beyond the L2 cache and without empty rows, nonzero split is faster.
+  const detail::BackendModule* cuda = detail::find_backend(Backend::Cuda);
+  if (cuda == nullptr) GTEST_SKIP() << "no CUDA backend in this build";
+  const std::int64_t big = std::int64_t{1} << 40;     // bytes: more than any L2
+  const std::int64_t rows = 1125000, nnz = 20214016;  // fem-b2-n750, mean 17.97
+  EXPECT_EQ(cuda->csr_spmv_auto(rows, nnz, 18, 0, big, 4), Algorithm::NonzeroSplit);
+  EXPECT_EQ(cuda->csr_spmv_auto(rows, nnz, 18, 0, big, 8), Algorithm::Adaptive);
+  EXPECT_EQ(cuda->csr_spmv_auto(rows, nnz, 18, 1, big, 4), Algorithm::Adaptive);
+  EXPECT_EQ(cuda->csr_spmv_auto(750000, 20250000, 27, 0, big, 4), Algorithm::Adaptive);
+}
+
 // ---- memory and errors ------------------------------------------------------
 
 TEST(CudaBackend, DeviceArraysRoundTripExactly) {

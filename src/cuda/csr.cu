@@ -938,11 +938,11 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     the 1 M-nonzero power-law and mixed members), else a kernel that
 //     streams the matrix strictly in order (1.1-1.3× binned on the 16-25 M
 //     nonzero R-MAT, Chung-Lu and mixed members): nonzero split in f32 when
-//     no row is empty, else merge path. Session 18,
-//     same runs: nonzero split was 1.16× merge path on mixed-n2000000 f32
-//     and level on denserows-n2000000 f32, both without empty rows, but
+//     no row is empty, else merge path. Session 19, same runs: nonzero
+//     split (counted marks) was 1.20-1.24× merge path on mixed-n2000000
+//     f32 and 1.02× on denserows-n2000000 f32, both without empty rows, but
 //     0.86-0.95× on the large R-MAT and Chung-Lu members, whose rows are
-//     41-59% empty. In f64 it was 1.09× on mixed-n2000000 but 0.93× on
+//     41-59% empty. In f64 it was 1.09-1.10× on mixed-n2000000 but 0.94× on
 //     denserows-n2000000, which has no empty rows either, so f64 keeps merge
 //     path (its 1.09× there is left unused);
 //  3. long rows (mean > 128) but fewer rows than 64 warps per SM could
@@ -956,7 +956,14 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     (bench/results/): 5-, 7- and 9-point stencils were fastest with V = 2,
 //     random rows of 10 with V = 4 (V = 2: 1.23x slower), FEM rows of 18
 //     with V = 4 or 8 (within 2%), the 27-point stencil and FEM rows of 27
-//     with V = 8, FEM rows of 54 with V = 16.
+//     with V = 8, FEM rows of 54 with V = 16. Except: in f32, V = 8 lanes
+//     with fewer than 3 entries each (16 <= mean < 24), on a matrix beyond
+//     the L2 cache without empty rows, take nonzero split: on FEM rows of 18
+//     (fem-b2-n750, f32) the V-lane kernel took 94.3 us, about as long as in
+//     f64 (92.8: bound by its per-row work, not by bytes), nonzero split
+//     79.6 and cuSPARSE ALG1 80.6-80.9; with rows of 27 (fem-b3-n500, the
+//     27-point stencil) V = 8 stays 3-5% ahead of it, and in f64 V = 8
+//     stays ahead on rows of 18 too (92.8 against 103.1; session 19, H100).
 // Balanced (CSR-I) is never chosen automatically: merge path and binned cover
 // its cases without its row-pointer re-reads.
 bool few_warps(std::int64_t warps) {
@@ -985,6 +992,8 @@ Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_
   const int v = adaptive_width(mean);
   if (v == 1) return Algorithm::Scalar;
   if (v == kWarpSize) return Algorithm::Vector;
+  if (v == 8 && mean < 24.0 && value_bytes <= 4 && empty_rows == 0 && !fits_l2(bytes))
+    return Algorithm::NonzeroSplit;
   return Algorithm::Adaptive;
 }
 
