@@ -594,8 +594,9 @@ __device__ RowSum<T> block_row_sum_scan(RowSum<T> p, int lane, int warp_id, int*
 /// Counted (no row of the matrix is empty): a mark is a byte, 1 where a row
 /// starts, and a thread's first row is r_first plus the marks before it (the
 /// scan counts them): a quarter of the shared memory, no look at the row
-/// after, and no limit on the row numbers. On the H100 this form took 89.0
-/// us on mixed-n2000000 f32 against 94.7 for the numbered marks (session 18).
+/// after, and no limit on the row numbers. On the H100 this form took
+/// 88.6-89.5 us on mixed-n2000000 f32 (session 19) where the numbered marks
+/// had taken 94.7 (session 18).
 template <int Items, bool Stream, bool Vec, bool Counted, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     csr_split_kernel(std::int64_t rows, std::int64_t nnz, const I* __restrict__ row_ptr,
