@@ -315,6 +315,25 @@ TEST(Advisor, CpuSerialPathFollowsEachKernelsWork) {
   EXPECT_GE(parallel_seen, 2);
 }
 
+TEST(Advisor, CudaNonzeroSplitBorrowsMergePathsCalibration) {
+  // Auto takes nonzero split where it took merge path (large irregular f32
+  // matrices without empty rows): until it has rows of its own, the model
+  // prices it as merge path, not as the median of CSR's kernels.
+  for (const detail::Regularity c :
+       {detail::Regularity::Regular, detail::Regularity::Skewed, detail::Regularity::Irregular}) {
+    const auto split =
+        detail::product_efficiency(Backend::Cuda, Format::Csr, Algorithm::NonzeroSplit, c);
+    const auto merge =
+        detail::product_efficiency(Backend::Cuda, Format::Csr, Algorithm::MergePath, c);
+    EXPECT_EQ(split.efficiency, merge.efficiency) << detail::to_string(c);
+    EXPECT_EQ(split.calibrated, merge.calibrated) << detail::to_string(c);
+  }
+  EXPECT_EQ(detail::product_fixed_s(Backend::Cuda, Format::Csr, Algorithm::NonzeroSplit),
+            detail::product_fixed_s(Backend::Cuda, Format::Csr, Algorithm::MergePath));
+  EXPECT_EQ(detail::calibrated_algorithm(Backend::Cuda, Format::Csr, Algorithm::Adaptive),
+            "adaptive");
+}
+
 TEST(Advisor, CudaModelAnswersWithoutADevice) {
   // The model needs no GPU (only the kernels registered in the build): the
   // CUDA answers can be checked here; a CPU-only build has no CUDA kernel.

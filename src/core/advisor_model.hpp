@@ -25,6 +25,15 @@ struct ModelEfficiency {
   bool calibrated = false;  ///< found for this class (else a fallback, below)
 };
 
+/// The algorithm whose calibrated rows stand in for `a` until it has its
+/// own: on CUDA, CSR's nonzero split (session 18) borrows merge path's. Both
+/// split the nonzeros evenly and stream the matrix in order, and Auto takes
+/// nonzero split where it took merge path before (1.0-1.24x merge path
+/// there, bench/results/README.md, session 19). Without it nonzero split
+/// fell back to the median of CSR's kernels in the class (0.58 of the
+/// reference's efficiency on skewed matrices) and the advisor would price
+/// CSR Auto low exactly where it got faster.
+std::string_view calibrated_algorithm(Backend b, Format f, Algorithm a);
 /// Efficiency of CSR with its Auto kernel (the reference): the entry of
 /// the class with at least 3 records, else the median over the classes.
 double reference_efficiency(Backend b, Regularity c);
