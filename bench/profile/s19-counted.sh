@@ -9,11 +9,11 @@
 # returns at most 8 files: tar OUTDIR before the call ends.
 #   s19-counted.sh OUTDIR
 set -uo pipefail
+T0=$SECONDS
 OUT="${1:?OUTDIR}"
 mkdir -p "$OUT"
 source "$(dirname "$0")/common.sh"
 profile_build spx_cli spx_tests
-T0=$SECONDS
 echo "built at $((SECONDS - T0)) s"
 FILTER='CudaKernels*:*Csr*:*Merge*:CudaBackend.AutoRule*'
 SAN='CudaKernels/f64_i32.*:CudaKernels/f32_i64.*'
