@@ -225,39 +225,43 @@ TYPED_TEST(CudaKernels, MisalignedViewsMatchReference) {
 }
 
 // An infinite x in a column that no row uses (column 0) must not reach y:
-// slots past the matrix's last nonzero (nnz not a multiple of any tile)
-// read no x. Every CSR kernel.
+// slots past the matrix's last nonzero (nnz not a multiple of any tile) hold
+// 0 (nonzero split reads x[0] there and selects 0). Every CSR kernel, on
+// rows with and without empty ones (nonzero split's two forms of marks).
 TYPED_TEST(CudaKernels, InfiniteXInAnUnusedColumnStaysOut) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
   using I = typename TypeParam::index_type;
-  const std::uint64_t seed = fresh_seed();
-  std::mt19937_64 gen(seed);
-  const std::int64_t rows = 3001, cols = 5000;
-  std::vector<I> ptr{0}, col;
-  std::vector<T> val;
-  const auto values = random_values<T>(10 * rows, seed + 1);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t len = r + 1 == rows ? 3 : 1 + static_cast<std::int64_t>(gen() % 9);
-    const std::int64_t start = 1 + static_cast<std::int64_t>(gen() % (cols - 20));  // >= 1
-    for (std::int64_t j = 0; j < len; ++j) {
-      col.push_back(static_cast<I>(start + 2 * j));
-      val.push_back(values[col.size() - 1]);
+  for (const bool with_empty : {false, true}) {
+    const std::uint64_t seed = fresh_seed();
+    std::mt19937_64 gen(seed);
+    const std::int64_t rows = 3001, cols = 5000;
+    std::vector<I> ptr{0}, col;
+    std::vector<T> val;
+    const auto values = random_values<T>(10 * rows, seed + 1);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      std::int64_t len = r + 1 == rows ? 3 : 1 + static_cast<std::int64_t>(gen() % 9);
+      if (with_empty && r % 17 == 5) len = 0;
+      const std::int64_t start = 1 + static_cast<std::int64_t>(gen() % (cols - 20));  // >= 1
+      for (std::int64_t j = 0; j < len; ++j) {
+        col.push_back(static_cast<I>(start + 2 * j));
+        val.push_back(values[col.size() - 1]);
+      }
+      ptr.push_back(static_cast<I>(col.size()));
     }
-    ptr.push_back(static_cast<I>(col.size()));
+    if (col.size() % 2048 == 0) {  // keep a partial last tile
+      col.pop_back();
+      val.pop_back();
+      ptr.back() -= 1;
+    }
+    const Csr<T, I> A(static_cast<I>(rows), static_cast<I>(cols), Array<I>(ptr), Array<I>(col),
+                      Array<T>(val));
+    auto x = random_values<T>(cols, seed + 2);
+    x[0] = std::numeric_limits<T>::infinity();
+    const auto y0 = random_values<T>(rows, seed + 3);
+    expect_csr_kernels_match(A.to(Space::Device), x, y0, expected_spmv<T, I>(T{1}, A, x, T{-2}, y0),
+                             fmt::format("empty rows: {}, seed={}", with_empty, seed));
   }
-  if (col.size() % 2048 == 0) {  // keep a partial last tile
-    col.pop_back();
-    val.pop_back();
-    ptr.back() -= 1;
-  }
-  const Csr<T, I> A(static_cast<I>(rows), static_cast<I>(cols), Array<I>(ptr), Array<I>(col),
-                    Array<T>(val));
-  auto x = random_values<T>(cols, seed + 2);
-  x[0] = std::numeric_limits<T>::infinity();
-  const auto y0 = random_values<T>(rows, seed + 3);
-  expect_csr_kernels_match(A.to(Space::Device), x, y0, expected_spmv<T, I>(T{1}, A, x, T{-2}, y0),
-                           fmt::format("seed={}", seed));
 }
 
 TYPED_TEST(CudaKernels, SpxKernelsAgreeWithCusparse) {
@@ -557,6 +561,9 @@ TEST(CudaBackend, AutoRuleForFemRowsOf18) {
   EXPECT_EQ(cuda->csr_spmv_auto(rows, nnz, 18, 0, big, 8), Algorithm::Adaptive);
   EXPECT_EQ(cuda->csr_spmv_auto(rows, nnz, 18, 1, big, 4), Algorithm::Adaptive);
   EXPECT_EQ(cuda->csr_spmv_auto(750000, 20250000, 27, 0, big, 4), Algorithm::Adaptive);
+  // The edges: mean 16 takes it, mean 24 (V = 8 lanes of 3) does not.
+  EXPECT_EQ(cuda->csr_spmv_auto(rows, 16 * rows, 16, 0, big, 4), Algorithm::NonzeroSplit);
+  EXPECT_EQ(cuda->csr_spmv_auto(rows, 24 * rows, 24, 0, big, 4), Algorithm::Adaptive);
 }
 
 // ---- memory and errors ------------------------------------------------------

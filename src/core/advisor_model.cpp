@@ -115,9 +115,11 @@ double reference_efficiency(Backend b, Regularity c) {
   return all.empty() ? 0.5 : median(all);
 }
 
-std::string_view calibrated_algorithm(Backend b, Format f, Algorithm a) {
+std::string_view calibrated_algorithm(Backend b, Format f, Algorithm a,
+                                      std::optional<Regularity> c) {
   const std::string_view an = to_string(a);
-  if (b == Backend::Cuda && f == Format::Csr && a == Algorithm::NonzeroSplit) {
+  if (b == Backend::Cuda && f == Format::Csr && a == Algorithm::NonzeroSplit &&
+      c != Regularity::Regular) {
     for (const EffRow& r : kRelative)
       if (r.backend == b && r.format == "csr" && r.algorithm == an && r.records >= kMinRecords)
         return an;
@@ -127,7 +129,7 @@ std::string_view calibrated_algorithm(Backend b, Format f, Algorithm a) {
 }
 
 ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity c) {
-  const std::string_view fn = calibrated_name(b, f), an = calibrated_algorithm(b, f, a),
+  const std::string_view fn = calibrated_name(b, f), an = calibrated_algorithm(b, f, a, c),
                          cn = to_string(c);
   const double ref = reference_efficiency(b, c);
   std::vector<double> kernel, format;
@@ -146,7 +148,8 @@ ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity 
 }
 
 double product_fixed_s(Backend b, Format f, Algorithm a) {
-  const std::string_view fn = calibrated_name(b, f), an = calibrated_algorithm(b, f, a);
+  const std::string_view fn = calibrated_name(b, f),
+                         an = calibrated_algorithm(b, f, a, std::nullopt);
   for (const FixedRow& r : kFixed)
     if (r.backend == b && r.format == fn && r.algorithm == an) return r.seconds;
   return b == Backend::Cuda ? 8e-6 : 2e-6;

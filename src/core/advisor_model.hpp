@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "spx/core/enums.hpp"
@@ -26,14 +27,20 @@ struct ModelEfficiency {
 };
 
 /// The algorithm whose calibrated rows stand in for `a` until it has its
-/// own: on CUDA, CSR's nonzero split (session 18) borrows merge path's. Both
-/// split the nonzeros evenly and stream the matrix in order, and Auto takes
-/// nonzero split where it took merge path before (1.0-1.24x merge path
-/// there, bench/results/README.md, session 19). Without it nonzero split
-/// fell back to the median of CSR's kernels in the class (0.58 of the
-/// reference's efficiency on skewed matrices) and the advisor would price
-/// CSR Auto low exactly where it got faster.
-std::string_view calibrated_algorithm(Backend b, Format f, Algorithm a);
+/// own: for the efficiency in class `c`, or for the fixed cost of a call
+/// (no class). On CUDA, CSR's nonzero split (sessions 18-19) borrows merge
+/// path's fixed cost (both launch their kernel and the carries' fix-up) and,
+/// on skewed and irregular matrices, its efficiency: there Auto takes it
+/// instead of merge path, both stream the matrix in order with equal
+/// nonzeros per thread, and it measured 1.0-1.24x merge path
+/// (bench/results/README.md, session 19). On regular matrices Auto takes it
+/// instead of the V-lane kernel (f32 rows of 16-24 entries), so it keeps
+/// the fallback there, the median of CSR's kernels in the class (0.895 of
+/// the reference: fem-b2-n750 f32 predicted about 85 us, measured 79.5;
+/// merge path's 0.856 would give 88). Without the stand-in, skewed matrices
+/// got that median, 0.374 of the reference against merge path's 1.0.
+std::string_view calibrated_algorithm(Backend b, Format f, Algorithm a,
+                                      std::optional<Regularity> c);
 /// Efficiency of CSR with its Auto kernel (the reference): the entry of
 /// the class with at least 3 records, else the median over the classes.
 double reference_efficiency(Backend b, Regularity c);

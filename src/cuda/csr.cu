@@ -594,9 +594,10 @@ __device__ RowSum<T> block_row_sum_scan(RowSum<T> p, int lane, int warp_id, int*
 /// Counted (no row of the matrix is empty): a mark is a byte, 1 where a row
 /// starts, and a thread's first row is r_first plus the marks before it (the
 /// scan counts them): a quarter of the shared memory, no look at the row
-/// after, and no limit on the row numbers. On the H100 this form took
-/// 88.6-89.5 us on mixed-n2000000 f32 (session 19) where the numbered marks
-/// had taken 94.7 (session 18).
+/// after, and no limit on the row numbers (with 32-bit indices also fewer
+/// registers in f32: 32 against 37-40). On the H100 this form took 88.6-89.5
+/// us on mixed-n2000000 f32 (session 19) where the numbered marks had taken
+/// 94.7 (session 18).
 template <int Items, bool Stream, bool Vec, bool Counted, class T, class I>
 __global__ void __launch_bounds__(kBlock)
     csr_split_kernel(std::int64_t rows, std::int64_t nnz, const I* __restrict__ row_ptr,
@@ -606,7 +607,8 @@ __global__ void __launch_bounds__(kBlock)
   constexpr int kTile = kBlock * Items;
   using Mark = std::conditional_t<Counted, unsigned char, int>;
   constexpr int kMarkVecs = kTile * static_cast<int>(sizeof(Mark)) / 16;
-  static_assert(Items % 4 == 0 && (Items * sizeof(Mark)) % 4 == 0, "whole words of marks");
+  static_assert(Items % 4 == 0, "whole words of marks per thread");
+  static_assert(kTile * sizeof(Mark) % 16 == 0, "whole int4s of marks per block");
   // marks[p]: the row starting at nonzero k0 + p, past r_first (Counted: 1)
   __shared__ int4 marks4[kMarkVecs];
   __shared__ int warp_row[kWarpsPerBlock];
@@ -646,8 +648,9 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
 
   // Phase 2: mark the rows r_first + 1 .. r_next starting here; store the
-  // empty ones. (Block 0's r_first is row 0, empty or not: an empty row 0
-  // ends at the first mark with a sum of 0, as in the scalar kernel.)
+  // empty ones. (Numbered marks: block 0's r_first is row 0, empty or not;
+  // an empty row 0 ends at the first mark with a sum of 0, as in the scalar
+  // kernel.)
   for (std::int64_t r = r_first + 1 + tid; r <= r_next && r < rows; r += kBlock) {
     const std::int64_t p = std::int64_t{row_ptr[r]} - k0;
     if constexpr (Counted) {
@@ -661,7 +664,8 @@ __global__ void __launch_bounds__(kBlock)
   // Slots past the block's last nonzero read x[0] but hold 0: 0 * x[0] would
   // be NaN where x[0] is infinite. The loads stay unconditional, so the
   // compiler issues them before the barrier (a conditional load went after
-  // it: f64 mixed-n2000000 7% slower, session 19).
+  // it: f64 mixed-n2000000 8% slower, 145.4 against 134.0-134.5 us, session
+  // 19).
   const bool full = t0 + Items <= nk;
   T prod[Items];
 #pragma unroll
@@ -940,12 +944,13 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     streams the matrix strictly in order (1.1-1.3× binned on the 16-25 M
 //     nonzero R-MAT, Chung-Lu and mixed members): nonzero split in f32 when
 //     no row is empty, else merge path. Session 19, same runs: nonzero
-//     split (counted marks) was 1.20-1.24× merge path on mixed-n2000000
+//     split (counted marks) was 1.23-1.24× merge path on mixed-n2000000
 //     f32 and 1.02× on denserows-n2000000 f32, both without empty rows, but
-//     0.86-0.95× on the large R-MAT and Chung-Lu members, whose rows are
-//     41-59% empty. In f64 it was 1.09-1.10× on mixed-n2000000 but 0.94× on
-//     denserows-n2000000, which has no empty rows either, so f64 keeps merge
-//     path (its 1.09× there is left unused);
+//     with numbered marks 0.91-0.95× (f32) and 0.87-0.92× (f64) on the
+//     large R-MAT and Chung-Lu members, whose rows are 41-59% empty. In f64
+//     it was 1.09-1.10× on mixed-n2000000 but 0.94× on denserows-n2000000,
+//     which has no empty rows either, so f64 keeps merge path (its 1.09×
+//     there is left unused);
 //  3. long rows (mean > 128) but fewer rows than 64 warps per SM could
 //     take: merge path, which splits long rows across blocks, where a warp
 //     per row would leave the GPU partly idle;
@@ -963,8 +968,12 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     (fem-b2-n750, f32) the V-lane kernel took 94.3 us, about as long as in
 //     f64 (92.8: bound by its per-row work, not by bytes), nonzero split
 //     79.6 and cuSPARSE ALG1 80.6-80.9; with rows of 27 (fem-b3-n500, the
-//     27-point stencil) V = 8 stays 3-5% ahead of it, and in f64 V = 8
+//     27-point stencil) V = 8 stays 3-7% ahead of it, and in f64 V = 8
 //     stays ahead on rows of 18 too (92.8 against 103.1; session 19, H100).
+//     The evidence is that one matrix, with local columns and 32-bit
+//     indices: rows of 16-24 with scattered columns (where nonzero split
+//     lost to the V-lane kernel on random rows of 10) or 64-bit indices (no
+//     fewer registers) were not measured;
 // Balanced (CSR-I) is never chosen automatically: merge path and binned cover
 // its cases without its row-pointer re-reads.
 bool few_warps(std::int64_t warps) {
