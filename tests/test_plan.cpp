@@ -4,6 +4,7 @@
 // conversion equal the converted formats' bytes, memory limits, products and
 // value updates against the CSR product, tuning, bad arguments, and a device
 // plan (skipped without a GPU).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -567,7 +568,9 @@ TEST(Plan, AdvisedPlanEqualsSpmvAndReportsItsChoice) {
     EXPECT_NE(r.algorithm, Algorithm::Auto);
     EXPECT_FALSE(r.why.empty());
     EXPECT_GE(r.build_s, r.convert_s);
-    EXPECT_GT(r.advice.candidates.size(), 5u);
+    // One product keeps the CSR without the advice (no conversion can pay).
+    EXPECT_EQ(r.advice.candidates.size(), n == 1 ? 1u : r.advice.candidates.size());
+    EXPECT_GT(r.advice.candidates.size(), n == 1 ? 0u : 5u);
     if (n == 1) {
       EXPECT_EQ(format_of(plan.matrix()), Format::Csr);
       const Csr<double, std::int32_t>* kept =
@@ -578,6 +581,66 @@ TEST(Plan, AdvisedPlanEqualsSpmvAndReportsItsChoice) {
     plan.run(1.0, x, 0.0, y);
     expect_near_all(y, csr_product(A, x), "plan");
   }
+}
+
+// A CPU plan for too few products for any conversion to repay itself keeps
+// the CSR without the advice; whenever it does, the full advice (asked for
+// with always_advise) keeps CSR too. Around the bound: 1-4 products of SpMV
+// and of SpMM with 2 columns, on matrices whose vectors weigh differently
+// against the CSR (short and long rows), both precisions; and 1000 products,
+// where the advice leaves CSR for some of them.
+template <class T>
+void expect_few_products_keep_csr() {
+  const char* specs[] = {"stencil2d:n=120,points=5", "fem:n=40,block=3", "road:n=20000",
+                         "random:n=3000,degree=40", "chunglu:n=5000,degree=8"};
+  int skipped = 0, advised = 0, left_csr = 0;
+  for (const char* spec : specs) {
+    const auto A = gen<T, std::int32_t>(spec);
+    for (const std::int64_t cols : {1, 2})
+      for (const std::int64_t n : {1, 2, 3, 4, 1000}) {
+        Workload w = products(n);
+        if (cols > 1) {
+          w.op = Op::Spmm;
+          w.cols = cols;
+        }
+        const std::string what = fmt::format("{} {} x {} cols {}", spec, type_name<T>(), n, cols);
+        const Plan<T, std::int32_t> quick(A, w, host_plan_options());
+        PlanOptions all = host_plan_options();
+        all.always_advise = true;
+        const Plan<T, std::int32_t> full(A, w, all);
+        EXPECT_GT(full.report().advice.candidates.size(), 5u) << what;
+        EXPECT_FALSE(contains(full.report().why, "without the advice")) << what;
+        if (quick.report().advice.candidates.size() == 1) {
+          ++skipped;
+          EXPECT_TRUE(contains(quick.report().why, "without the advice")) << what;
+          EXPECT_EQ(quick.report().format, Format::Csr) << what;
+          EXPECT_EQ(quick.report().algorithm, Algorithm::CpuMerge) << what;
+          EXPECT_TRUE(std::isnan(quick.report().advice.chosen().product_s)) << what;
+          EXPECT_EQ(full.report().format, Format::Csr) << what;
+          const Csr<T, std::int32_t>* kept = std::get<const Csr<T, std::int32_t>*>(quick.matrix());
+          EXPECT_EQ(kept, &A) << what;
+        } else {
+          ++advised;
+          EXPECT_EQ(quick.report().format, full.report().format) << what;
+        }
+        if (full.report().format != Format::Csr) ++left_csr;
+      }
+  }
+  EXPECT_GT(skipped, 5);   // one product of SpMV skips the advice everywhere
+  EXPECT_GT(advised, 5);   // four products of 2 columns never do
+  EXPECT_GT(left_csr, 0);  // and the advice left CSR somewhere (1000 products)
+}
+
+TEST(Plan, FewProductsKeepCsrWithoutTheAdvice) {
+  expect_few_products_keep_csr<double>();
+  expect_few_products_keep_csr<float>();
+  // A forced format, kernel or tuning always advises.
+  const auto A = gen<double, std::int32_t>("stencil2d:n=60,points=5");
+  PlanOptions o = host_plan_options();
+  o.format = Format::Csr;
+  EXPECT_EQ((Plan<double, std::int32_t>(A, products(1), o).report().advice.candidates.size()), 1u);
+  o.algorithm = Algorithm::CpuMerge;
+  EXPECT_GT((Plan<double, std::int32_t>(A, products(1), o).report().advice.candidates.size()), 5u);
 }
 
 TEST(Plan, SpmmPlanEqualsSpmm) {

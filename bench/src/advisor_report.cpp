@@ -84,6 +84,10 @@ void summarize_advisor(Results& res) {
              worst_pick = std::numeric_limits<double>::infinity(), worst_csr = worst_pick,
              worst_tuned = worst_pick;
       int tuned_judged = 0;
+      // Plans built (CPU): their build time in CSR Auto products.
+      double log_build = 0, worst_build = 0;
+      int builds = 0;
+      std::string worst_build_matrix;
       std::string worst_matrix;
       int judged = 0, csr_judged = 0, unmeasured = 0;
       for (const AdvisorPick& pick : res.advisor_picks) {
@@ -151,6 +155,16 @@ void summarize_advisor(Results& res) {
           ++csr_judged;
           worst_csr = std::min(worst_csr, *csr_ratio);
         }
+        std::optional<double> build_products;
+        if (pick.plan_build_s && csr_auto != nullptr && csr_auto->time_s && *csr_auto->time_s > 0) {
+          build_products = *pick.plan_build_s / *csr_auto->time_s;
+          log_build += std::log(std::max(*build_products, 1e-9));
+          ++builds;
+          if (*build_products > worst_build) {
+            worst_build = *build_products;
+            worst_build_matrix = pick.matrix;
+          }
+        }
         entries.push_back(
             {{"matrix", pick.matrix},
              {"products", n},
@@ -165,7 +179,11 @@ void summarize_advisor(Results& res) {
              {"tuned", tuned_name.empty() ? json() : json(tuned_name)},
              {"tuned_total_s", number(tuned_total)},
              {"oracle_over_tuned", number(tuned_ratio)},
-             {"advise_s", pick.advise_s}});
+             {"advise_s", pick.advise_s},
+             {"plan_build_s", number(pick.plan_build_s)},
+             {"plan_format",
+              pick.plan_build_s ? json(std::string(to_string(pick.plan_format))) : json()},
+             {"plan_build_over_csr_auto_product", number(build_products)}});
       }
       by_n.push_back(
           {{"products", n},
@@ -179,7 +197,12 @@ void summarize_advisor(Results& res) {
            {"worst_oracle_over_csr_auto", csr_judged > 0 ? json(worst_csr) : json()},
            {"geomean_oracle_over_tuned",
             tuned_judged > 0 ? json(std::exp(log_tuned / tuned_judged)) : json()},
-           {"worst_oracle_over_tuned", tuned_judged > 0 ? json(worst_tuned) : json()}});
+           {"worst_oracle_over_tuned", tuned_judged > 0 ? json(worst_tuned) : json()},
+           {"plans_built", builds},
+           {"geomean_plan_build_products",
+            builds > 0 ? json(std::exp(log_build / builds)) : json()},
+           {"max_plan_build_products", builds > 0 ? json(worst_build) : json()},
+           {"max_plan_build_matrix", worst_build_matrix}});
     }
     precisions.push_back(
         {{"precision", to_string(p)}, {"by_products", by_n}, {"entries", entries}});
@@ -212,6 +235,15 @@ std::string advisor_table(const Results& res) {
           b["unmeasured_picks"].get<int>() > 0
               ? fmt::format("  ({} picks not measured)", b["unmeasured_picks"].get<int>())
               : "");
+    for (const json& b : p["by_products"])
+      if (b.value("plans_built", 0) > 0)
+        out += fmt::format(
+            "  {:<4} plan for {} product{}: built in {} CSR-Auto products (geomean over {}), "
+            "{} at most ({})\n",
+            p["precision"].get<std::string>(), b["products"].get<std::int64_t>(),
+            b["products"].get<std::int64_t>() == 1 ? "" : "s",
+            num(b["geomean_plan_build_products"]), b["plans_built"].get<int>(),
+            num(b["max_plan_build_products"]), b["max_plan_build_matrix"].get<std::string>());
   }
   return out;
 }

@@ -306,6 +306,13 @@ struct AdvisorPick {
   /// The candidates a tuning plan measures (spx::tuning_candidates; empty:
   /// it would not tune).
   std::vector<std::pair<Format, Algorithm>> tune_candidates;
+  /// Seconds to build a plan for these products (PlanReport::build_s), on
+  /// the CPU backend only (a device plan advises on a host copy: seconds a
+  /// matrix, too slow for the benchmark); the report compares it with CSR
+  /// Auto's product (issue 17: a plan that keeps CSR should cost less than
+  /// one product plus the kernel's preprocessing).
+  std::optional<double> plan_build_s;
+  Format plan_format = Format::Csr;
 };
 
 /// Candidates a tuning plan measures (PlanOptions::tune_candidates), from

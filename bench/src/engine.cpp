@@ -17,6 +17,7 @@
 #include "spx/advisor.hpp"
 #include "spx/core/error.hpp"
 #include "spx/ops.hpp"
+#include "spx/plan.hpp"
 
 namespace spx::bench {
 
@@ -86,16 +87,24 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
       work.products = products;
       try {
         const Advice a = advise(A, work, ao);
-        AdvisorPick pick{info.name,
-                         detail::precision_of<T>(),
-                         products,
-                         a.chosen().format,
-                         a.chosen().algorithm,
-                         a.chosen().total_s,
-                         a.advise_s,
-                         {}};
+        AdvisorPick pick;
+        pick.matrix = info.name;
+        pick.precision = detail::precision_of<T>();
+        pick.products = products;
+        pick.format = a.chosen().format;
+        pick.algorithm = a.chosen().algorithm;
+        pick.predicted_total_s = a.chosen().total_s;
+        pick.advise_s = a.advise_s;
         for (std::size_t i : tuning_candidates(a, kAdvisorTuneCandidates))
           pick.tune_candidates.emplace_back(a.candidates[i].format, a.candidates[i].algorithm);
+        if (space == Space::Host && products == 1) {
+          PlanOptions po;
+          po.bandwidth_gbs = results.run.copy_gbs;
+          po.convert = opts;
+          const Plan<T, I> plan(A, work, po);
+          pick.plan_build_s = plan.report().build_s;
+          pick.plan_format = plan.report().format;
+        }
         results.advisor_picks.push_back(std::move(pick));
       } catch (const Error&) {
         // No pick (no kernel on the backend): the report counts the matrix as unadvised.

@@ -58,7 +58,11 @@ constexpr Field kAdvisorProducts[] = {{"products", K::Integer},
                                       {"geomean_oracle_over_csr_auto", K::NumberOrNull},
                                       {"worst_oracle_over_csr_auto", K::NumberOrNull},
                                       {"geomean_oracle_over_tuned", K::NumberOrNull},
-                                      {"worst_oracle_over_tuned", K::NumberOrNull}};
+                                      {"worst_oracle_over_tuned", K::NumberOrNull},
+                                      {"plans_built", K::Integer, kOpt},
+                                      {"geomean_plan_build_products", K::NumberOrNull, kOpt},
+                                      {"max_plan_build_products", K::NumberOrNull, kOpt},
+                                      {"max_plan_build_matrix", K::String, kOpt}};
 constexpr Field kAdvisorEntry[] = {{"matrix", K::String},
                                    {"products", K::Integer},
                                    {"pick", K::String},
@@ -72,7 +76,10 @@ constexpr Field kAdvisorEntry[] = {{"matrix", K::String},
                                    {"tuned", K::StringOrNull},
                                    {"tuned_total_s", K::NumberOrNull},
                                    {"oracle_over_tuned", K::NumberOrNull},
-                                   {"advise_s", K::Number}};
+                                   {"advise_s", K::Number},
+                                   {"plan_build_s", K::NumberOrNull, kOpt},
+                                   {"plan_format", K::StringOrNull, kOpt},
+                                   {"plan_build_over_csr_auto_product", K::NumberOrNull, kOpt}};
 constexpr Field kRun[] = {
     {"spx_version", K::String}, {"commit", K::String},   {"commit_dirty", K::Bool},
     {"date", K::String},        {"host", K::String},     {"compiler", K::String},

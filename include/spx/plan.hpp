@@ -40,6 +40,15 @@ struct PlanOptions {
   /// Run one product at build (after the choice) so that the kernel's
   /// preprocessing is in the structure cache before the first `run`.
   bool warm = false;
+  /// Advise even when no conversion can repay itself. By default a plan
+  /// for a CSR matrix on the CPU, with the format and kernel left to it and
+  /// no tuning, keeps the CSR without the advice (its O(nnz) statistics)
+  /// when the products are too few for any conversion to pay: when N
+  /// products of n columns move fewer bytes than the cheapest conversion
+  /// costs in the model (about 2 CSR products on the CPU, docs/advisor.md,
+  /// "Few products"). Its report then holds the CSR candidate alone, not
+  /// predicted. Set this for the ranking of every candidate.
+  bool always_advise = false;
   /// Force the format and/or kernel instead of the advisor's choice.
   std::optional<Format> format;
   Algorithm algorithm = Algorithm::Auto;

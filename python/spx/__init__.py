@@ -420,10 +420,11 @@ class Plan:
     """The setup of a product done once (advice, conversion, preprocessing),
     the product many times. `report` says what was chosen and why."""
 
-    def __init__(self, A, products, op, cols, memory_limit, tune, format, algorithm, warm):
+    def __init__(self, A, products, op, cols, memory_limit, tune, format, algorithm, warm,
+                 always_advise=False):
         self.matrix = matrix(A)
         self._p = _spx.plan(self.matrix._m, int(products), op, int(cols), memory_limit,
-                            bool(tune), format, algorithm, bool(warm))
+                            bool(tune), format, algorithm, bool(warm), bool(always_advise))
         self.report = self._p.report()
         self.format = self.report["format"]
         self.algorithm = self.report["algorithm"]
@@ -460,11 +461,14 @@ class Plan:
 
 
 def plan(A, products=1, op="spmv", cols=1, memory_limit=None, tune=False, format=None,
-         algorithm="auto", warm=False):
+         algorithm="auto", warm=False, always_advise=False):
     """A Plan for `products` products of `op` ('spmv' or 'spmm' with `cols`
     columns). `format`/`algorithm` force the choice; `tune` measures the best
-    few candidates."""
-    return Plan(A, products, op, cols, memory_limit, tune, format, algorithm, warm)
+    few candidates. A CPU plan for too few products for any conversion to pay
+    keeps the CSR without the advice; `always_advise` ranks every candidate
+    anyway (report['advice'])."""
+    return Plan(A, products, op, cols, memory_limit, tune, format, algorithm, warm,
+                always_advise)
 
 
 class Advice(dict):

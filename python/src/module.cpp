@@ -619,11 +619,12 @@ struct PyPlan {
 
 PyPlan make_plan(const PyMatrix& self, i64 products, const std::string& op, i64 cols,
                  std::optional<i64> memory_limit, bool tune, std::optional<std::string> format,
-                 const std::string& algorithm, bool warm) {
+                 const std::string& algorithm, bool warm, bool always_advise) {
   const spx::Workload w = workload(products, op, cols, memory_limit);
   spx::PlanOptions o;
   o.tune = tune;
   o.warm = warm;
+  o.always_advise = always_advise;
   if (format) o.format = spx::parse_format(*format);
   o.algorithm = spx::parse_algorithm(algorithm);
   PyPlan out;
@@ -852,7 +853,8 @@ NB_MODULE(_spx, m) {
       .def("update_values", &plan_update, "values"_a.noconvert())
       .def("report", &plan_report);
   m.def("plan", &make_plan, "A"_a, "products"_a, "op"_a, "cols"_a, "memory_limit"_a.none(),
-        "tune"_a, "format"_a.none(), "algorithm"_a, "warm"_a, nb::keep_alive<0, 1>());
+        "tune"_a, "format"_a.none(), "algorithm"_a, "warm"_a, "always_advise"_a,
+        nb::keep_alive<0, 1>());
 
   m.def(
       "read_matrix_market",

@@ -263,6 +263,17 @@ def test_plan_and_advise():
         spx.advise(A, products=10, op="spmv", cols=3)
 
 
+def test_plan_for_one_product_keeps_csr_without_advice():
+    A = random_csr(500, 500, 0.01)
+    x = nonzero_values(500, np.float64)
+    p = spx.plan(A, products=1)
+    assert p.format == "csr" and "without the advice" in p.why
+    assert len(p.report["advice"]["candidates"]) == 1
+    expect_close(p.run(x), A, x)
+    full = spx.plan(A, products=1, always_advise=True)
+    assert full.format == "csr" and len(full.report["advice"]["candidates"]) > 5
+
+
 def test_linear_operator_cg():
     n = 30
     L = sp.diags_array([-1.0, 2.5, -1.0], offsets=[-1, 0, 1], shape=(n, n), format="csr")

@@ -5,18 +5,22 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "core/advisor_model.hpp"
 #include "core/backend.hpp"
 #include "core/instantiate.hpp"
 #include "spx/convert.hpp"
 #include "spx/core/error.hpp"
 #include "spx/ops.hpp"
+#include "spx/registry.hpp"
 
 namespace spx {
 namespace {
@@ -35,6 +39,51 @@ auto value_arrays(M& m) {
     return std::vector<Array<T>*>{};  // not scattered into: update_values converts again
   else
     return std::vector<Array<T>*>{&m.values()};
+}
+
+/// Why a plan may keep the caller's CSR without the advice (its O(nnz)
+/// statistics), or nullopt. In the model every conversion costs at least
+/// its fixed cost plus c_f reference products per byte of the CSR (and of
+/// the format), and on the CPU the reference is CSR's own product (its one
+/// kernel, cpu_merge). So when N products of n columns move fewer bytes than
+/// c_min x the CSR's (c_min the cheapest c_f in the calibration), and their
+/// fixed and one-thread costs stay within a conversion's fixed cost, every
+/// converted candidate's conversion alone costs more than CSR's N products,
+/// and the advice would keep CSR whatever the converted products cost.
+/// Only on the CPU for now: on CUDA the Auto kernel's efficiency differs
+/// from the reference's by class, which needs the statistics.
+std::optional<std::string> keep_csr_without_advice(Backend b, const Workload& w, std::int64_t rows,
+                                                   std::int64_t cols, std::int64_t nnz,
+                                                   std::int64_t csr_bytes, int value_bytes) {
+  if (b != Backend::Cpu) return std::nullopt;
+  const detail::ComputeCost csr = detail::compute_cost(b, Format::Csr, Algorithm::CpuMerge);
+  if (!csr.found) return std::nullopt;
+  // The calibration's cheapest conversion on the CPU (a constant of the table).
+  static const std::pair<double, Format> cheapest_conversion = [] {
+    std::pair<double, Format> least{1e300, Format::Csr};
+    for (const Format f : kAllFormats)
+      if (f != Format::Csr && detail::conversion_products(Backend::Cpu, f) < least.first)
+        least = {detail::conversion_products(Backend::Cpu, f), f};
+    return least;
+  }();
+  const auto [c_min, cheapest] = cheapest_conversion;
+  const std::int64_t n = w.op == Op::Spmm ? w.cols : 1;
+  const double products = static_cast<double>(w.products);
+  // One SpMV's bytes (the CSR, x read, y written): the conversions' unit.
+  const double moved = static_cast<double>(csr_bytes + (rows + cols) * value_bytes);
+  const bool serial =
+      n == 1 && detail::cpu_runs_serial(detail::cpu_thread_work(Format::Csr, rows, nnz, nnz));
+  const double fixed =
+      products * (csr.fixed_s + (serial ? csr.serial_s * static_cast<double>(nnz) : 0.0));
+  const double spmvs = products * static_cast<double>(n);
+  const double bound = c_min * static_cast<double>(csr_bytes) / moved;
+  if (csr_bytes <= 0 || spmvs > bound || fixed > detail::conversion_fixed_s(b)) return std::nullopt;
+  return fmt::format(
+      "{} product{} of {} column{}: {:.3g} CSR products' bytes, fewer than the cheapest "
+      "conversion ({}) costs, {:.3g}, so no conversion can repay itself; CSR kept without the "
+      "advice (PlanOptions::always_advise for the ranking)",
+      w.products, w.products == 1 ? "" : "s", n, n == 1 ? "" : "s", spmvs, to_string(cheapest),
+      bound);
 }
 
 /// Waits for the products enqueued on `backend`.
@@ -126,6 +175,62 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
     s.csr_here = &*s.csr_upload;
   }
 
+  PlanReport& r = s.report;
+  // One product on zero operands, so that the kernel's preprocessing is in
+  // the structure cache before the first `run`.
+  const auto warm_up = [&] {
+    const std::int64_t n = work.op == Op::Spmm ? work.cols : 1;
+    Array<T> x = Array<T>::filled(static_cast<std::size_t>(cols_of(s.use) * n), T{0}).to(s.space);
+    Array<T> y = Array<T>::filled(static_cast<std::size_t>(rows_of(s.use) * n), T{0}).to(s.space);
+    if (work.op == Op::Spmv)
+      run(T{1}, VectorView<const T>(x), T{0}, VectorView<T>(y));
+    else
+      run(T{1}, DenseView<const T>{x.data(), cols_of(s.use), n, n, Layout::RowMajor, s.space}, T{0},
+          DenseView<T>{y.data(), rows_of(s.use), n, n, Layout::RowMajor, s.space});
+    synchronize(s.backend);
+  };
+  // Few products: keep the caller's CSR without the advice when no
+  // conversion can repay itself (keep_csr_without_advice).
+  const bool free_choice = !options.tune && !options.always_advise &&
+                           (!options.format || *options.format == Format::Csr) &&
+                           options.algorithm == Algorithm::Auto;
+  if (current == Format::Csr && free_choice) {
+    const Csr<T, I>& C = *s.csr;
+    if (std::optional<std::string> why = keep_csr_without_advice(
+            s.backend, work, C.rows(), C.cols(), C.nnz(), static_cast<std::int64_t>(C.bytes()),
+            static_cast<int>(sizeof(T)))) {
+      const Registry<T, I>& reg = Registry<T, I>::instance();
+      const MatrixRef<T, I> m{s.csr_here};
+      const SpmmShape shape{work.cols, Layout::RowMajor, Layout::RowMajor, work.cols, work.cols};
+      r.format = Format::Csr;
+      r.algorithm = work.op == Op::Spmv ? reg.choose_spmv(m, s.backend)
+                                        : reg.choose_spmm(m, s.backend, shape);
+      r.why = fmt::format("csr/{}: {}", to_string(r.algorithm), *why);
+      Advice& a = r.advice;
+      a.work = work;
+      a.backend = s.backend;
+      a.convert = options.convert;
+      a.stats.rows = C.rows();
+      a.stats.cols = C.cols();
+      a.stats.nnz = C.nnz();
+      Candidate c;
+      c.format = Format::Csr;
+      c.algorithm = r.algorithm;
+      c.bytes = static_cast<std::int64_t>(C.bytes());
+      const std::int64_t n = work.op == Op::Spmm ? work.cols : 1;
+      c.bytes_moved = c.bytes + (C.rows() + C.cols()) * n * static_cast<std::int64_t>(sizeof(T));
+      c.product_s = c.total_s = c.efficiency = std::numeric_limits<double>::quiet_NaN();
+      c.reason = "not predicted: the plan kept CSR without the advice";
+      a.candidates = {c};
+      a.pick = 0;
+      a.why = r.why;
+      s.use = A;
+      if (options.warm) warm_up();
+      r.build_s = seconds_since(t_build);
+      return;
+    }
+  }
+
   // The advice, on a host copy of the CSR when the matrix is on the device.
   std::optional<Csr<T, I>> host_copy;
   if (s.csr->space() != Space::Host) host_copy = s.csr->to(Space::Host);
@@ -137,7 +242,6 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
   ao.all_csr_kernels = options.algorithm != Algorithm::Auto;
   ao.allow_reduced_precision =
       options.allow_reduced_precision || (options.format && reduced_precision(*options.format));
-  PlanReport& r = s.report;
   r.advice = advise(H, work, ao, current);
   host_copy.reset();
   std::vector<Candidate>& cands = r.advice.candidates;
@@ -292,17 +396,7 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
                                        to_string(c.algorithm), r.advice.why));
   r.advice.why = r.why;
 
-  if (options.warm) {
-    const std::int64_t n = work.op == Op::Spmm ? work.cols : 1;
-    Array<T> x = Array<T>::filled(static_cast<std::size_t>(cols_of(s.use) * n), T{0}).to(s.space);
-    Array<T> y = Array<T>::filled(static_cast<std::size_t>(rows_of(s.use) * n), T{0}).to(s.space);
-    if (work.op == Op::Spmv)
-      run(T{1}, VectorView<const T>(x), T{0}, VectorView<T>(y));
-    else
-      run(T{1}, DenseView<const T>{x.data(), cols_of(s.use), n, n, Layout::RowMajor, s.space}, T{0},
-          DenseView<T>{y.data(), rows_of(s.use), n, n, Layout::RowMajor, s.space});
-    synchronize(s.backend);
-  }
+  if (options.warm) warm_up();
   r.build_s = seconds_since(t_build);
 }
 
