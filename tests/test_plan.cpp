@@ -569,10 +569,11 @@ TEST(Plan, AdvisedPlanEqualsSpmvAndReportsItsChoice) {
     EXPECT_FALSE(r.why.empty());
     EXPECT_GE(r.build_s, r.convert_s);
     // One product keeps the CSR without the advice (no conversion can pay).
-    if (n == 1)
+    if (n == 1) {
       EXPECT_EQ(r.advice.candidates.size(), 1u);
-    else
+    } else {
       EXPECT_GT(r.advice.candidates.size(), 5u);
+    }
     if (n == 1) {
       EXPECT_EQ(format_of(plan.matrix()), Format::Csr);
       const Csr<double, std::int32_t>* kept =
