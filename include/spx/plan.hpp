@@ -41,8 +41,9 @@ struct PlanOptions {
   /// preprocessing is in the structure cache before the first `run`.
   bool warm = false;
   /// Advise even when no conversion can repay itself. By default a plan
-  /// for a CSR matrix on the CPU, with the format and kernel left to it and
-  /// no tuning, keeps the CSR without the advice (its O(nnz) statistics)
+  /// for a CSR matrix on the CPU, with the format left to it (or CSR) and
+  /// the kernel to Auto and no tuning, keeps the CSR without the advice (its
+  /// O(nnz) statistics)
   /// when the products are too few for any conversion to pay: when N
   /// products of n columns move fewer bytes than the cheapest conversion
   /// costs in the model (about 2 CSR products on the CPU, docs/advisor.md,
@@ -64,7 +65,10 @@ struct PlanOptions {
 
 /// What the plan chose and what building it cost.
 struct PlanReport {
-  Advice advice;  ///< every candidate with its predicted costs; the pick
+  /// Every candidate with its predicted costs, and the pick; only the CSR
+  /// candidate, its predictions NaN, when the plan kept CSR without the
+  /// advice (PlanOptions::always_advise).
+  Advice advice;
   Format format = Format::Csr;
   Algorithm algorithm = Algorithm::Auto;  ///< resolved (never Auto)
   std::string why;

@@ -16,6 +16,7 @@
 
 #include "core/advisor_model.hpp"
 #include "core/backend.hpp"
+#include "core/convert_checks.hpp"
 #include "core/instantiate.hpp"
 #include "spx/convert.hpp"
 #include "spx/core/error.hpp"
@@ -56,8 +57,13 @@ std::optional<std::string> keep_csr_without_advice(Backend b, const Workload& w,
                                                    std::int64_t cols, std::int64_t nnz,
                                                    std::int64_t csr_bytes, int value_bytes) {
   if (b != Backend::Cpu) return std::nullopt;
+  // CSR's product in the advice (its one CPU kernel) and the conversions'
+  // reference must be the same compute row for the bound to hold.
   const detail::ComputeCost csr = detail::compute_cost(b, Format::Csr, Algorithm::CpuMerge);
-  if (!csr.found) return std::nullopt;
+  const detail::ComputeCost ref = detail::reference_compute(b);
+  if (!csr.found || !ref.found || csr.bytes_factor != ref.bytes_factor || csr.row_s != ref.row_s ||
+      csr.entry_s != ref.entry_s || csr.scatter_s != ref.scatter_s)
+    return std::nullopt;
   // The calibration's cheapest conversion on the CPU (a constant of the table).
   static const std::pair<double, Format> cheapest_conversion = [] {
     std::pair<double, Format> least{1e300, Format::Csr};
@@ -79,9 +85,9 @@ std::optional<std::string> keep_csr_without_advice(Backend b, const Workload& w,
   const double bound = c_min * static_cast<double>(csr_bytes) / moved;
   if (csr_bytes <= 0 || spmvs > bound || fixed > detail::conversion_fixed_s(b)) return std::nullopt;
   return fmt::format(
-      "{} product{} of {} column{}: {:.3g} CSR products' bytes, fewer than the cheapest "
-      "conversion ({}) costs, {:.3g}, so no conversion can repay itself; CSR kept without the "
-      "advice (PlanOptions::always_advise for the ranking)",
+      "{} product{} of {} column{} ({:.3g} SpMVs) cost less than the cheapest conversion ({}, at "
+      "least {:.3g} SpMVs of this matrix), so none can repay itself; CSR kept without the advice "
+      "(PlanOptions::always_advise for the ranking)",
       w.products, w.products == 1 ? "" : "s", n, n == 1 ? "" : "s", spmvs, to_string(cheapest),
       bound);
 }
@@ -195,6 +201,10 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
                            (!options.format || *options.format == Format::Csr) &&
                            options.algorithm == Algorithm::Auto;
   if (current == Format::Csr && free_choice) {
+    // The conversion options are checked as the advice checks them.
+    for (Format f : {Format::Sell, Format::Hll, Format::Hdi, Format::Hyb})
+      detail::check_options(f, options.convert);
+    if (options.convert.block_size >= 0) detail::check_options(Format::Bcsr, options.convert);
     const Csr<T, I>& C = *s.csr;
     if (std::optional<std::string> why = keep_csr_without_advice(
             s.backend, work, C.rows(), C.cols(), C.nnz(), static_cast<std::int64_t>(C.bytes()),
@@ -209,10 +219,13 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
       Advice& a = r.advice;
       a.work = work;
       a.backend = s.backend;
+      a.bandwidth_gbs = options.bandwidth_gbs;  // 0 unless given: not measured
       a.convert = options.convert;
+      // Only the counts: the other statistics are what the plan skipped.
       a.stats.rows = C.rows();
       a.stats.cols = C.cols();
       a.stats.nnz = C.nnz();
+      a.stats.row_mean = C.rows() > 0 ? static_cast<double>(C.nnz()) / C.rows() : 0.0;
       Candidate c;
       c.format = Format::Csr;
       c.algorithm = r.algorithm;
