@@ -90,6 +90,20 @@ std::vector<T> csr_product(const Csr<T, I>& A, const std::vector<T>& x) {
   return y;
 }
 
+/// C = A B through the plan equals spx::spmm, for a random row-major B of
+/// `cols` columns.
+void expect_spmm_plan_matches(const Plan<double, std::int32_t>& plan,
+                              const Csr<double, std::int32_t>& A, std::int64_t cols,
+                              std::uint64_t seed, const char* what) {
+  const auto B = random_vector<double>(static_cast<std::size_t>(A.cols() * cols), seed);
+  std::vector<double> C(static_cast<std::size_t>(A.rows() * cols)), want(C.size());
+  plan.run(1.0, DenseView<const double>{B.data(), A.cols(), cols, cols}, 0.0,
+           DenseView<double>{C.data(), A.rows(), cols, cols});
+  spmm(1.0, A, DenseView<const double>{B.data(), A.cols(), cols, cols}, 0.0,
+       DenseView<double>{want.data(), A.rows(), cols, cols});
+  expect_near_all(C, want, what);
+}
+
 bool padded(Format f) {
   return f == Format::Ell || f == Format::Sell || f == Format::Hll || f == Format::Dia ||
          f == Format::Hdi;
@@ -682,13 +696,7 @@ TEST(Plan, FewProductsPlanRunsAndUpdates) {
   w.cols = 2;
   const Plan<double, std::int32_t> spmm_plan(A, w, host_plan_options());
   ASSERT_EQ(spmm_plan.report().advice.candidates.size(), 1u);
-  const auto Bm = random_vector<double>(static_cast<std::size_t>(A.cols() * 2), 13);
-  std::vector<double> C(static_cast<std::size_t>(A.rows() * 2)), want(C.size());
-  spmm_plan.run(1.0, DenseView<const double>{Bm.data(), A.cols(), 2, 2}, 0.0,
-                DenseView<double>{C.data(), A.rows(), 2, 2});
-  spmm(1.0, A, DenseView<const double>{Bm.data(), A.cols(), 2, 2}, 0.0,
-       DenseView<double>{want.data(), A.rows(), 2, 2});
-  expect_near_all(C, want, "one-product SpMM plan");
+  expect_spmm_plan_matches(spmm_plan, A, 2, 13, "one-product SpMM plan");
 }
 
 TEST(Plan, FewProductsStillAdviseWhenAskedOrForced) {
@@ -720,13 +728,7 @@ TEST(Plan, SpmmPlanEqualsSpmm) {
   w.op = Op::Spmm;
   w.cols = 4;
   const Plan<double, std::int32_t> plan(A, w, host_plan_options());
-  const auto B = random_vector<double>(static_cast<std::size_t>(A.cols() * 4), 3);
-  std::vector<double> C(static_cast<std::size_t>(A.rows() * 4)), want(C.size());
-  plan.run(1.0, DenseView<const double>{B.data(), A.cols(), 4, 4}, 0.0,
-           DenseView<double>{C.data(), A.rows(), 4, 4});
-  spmm(1.0, A, DenseView<const double>{B.data(), A.cols(), 4, 4}, 0.0,
-       DenseView<double>{want.data(), A.rows(), 4, 4});
-  expect_near_all(C, want, "spmm plan");
+  expect_spmm_plan_matches(plan, A, 4, 3, "spmm plan");
 }
 
 TEST(Plan, FromAnotherFormatNeedsNoConversionForOneProduct) {

@@ -568,9 +568,7 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
     adv.bandwidth_gbs =
         options.bandwidth_gbs > 0 ? options.bandwidth_gbs : advisor_bandwidth(options.backend);
     adv.convert = options.convert;
-    for (Format f : {Format::Sell, Format::Hll, Format::Hdi, Format::Hyb})
-      detail::check_options(f, adv.convert);
-    if (adv.convert.block_size >= 0) detail::check_options(Format::Bcsr, adv.convert);
+    detail::check_advice_options(adv.convert);
     Profile p = profile(A, adv.convert);
     adv.stats = p.stats;
     const Regularity klass = regularity_of(p.stats);

@@ -5,6 +5,12 @@
 
 namespace spx::detail {
 
+void check_advice_options(const ConvertOptions& options) {
+  for (Format f : {Format::Sell, Format::Hll, Format::Hdi, Format::Hyb})
+    check_options(f, options);
+  if (options.block_size >= 0) check_options(Format::Bcsr, options);
+}
+
 void check_options(Format f, const ConvertOptions& options) {
   switch (f) {
     case Format::Sell:

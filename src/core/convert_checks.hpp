@@ -22,6 +22,10 @@ namespace spx::detail {
 /// SELL's slice_size, sigma and threads_per_row, the hack_size of HLL and
 /// HDI, HYB's width, BCSR's block_size.
 void check_options(Format f, const ConvertOptions& options);
+/// The checks of the options the advisor may convert with: SELL's, HLL's,
+/// HDI's and HYB's, and BCSR's when its block size is given (>= 0; < 0: the
+/// advisor chooses it). The advice and a plan that skips it both run them.
+void check_advice_options(const ConvertOptions& options);
 
 /// BCSR of `nblocks` blocks of b×b over `block_rows` block rows: refuses
 /// (Unsupported) below ConvertOptions::min_block_fill or beyond the budget.

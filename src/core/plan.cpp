@@ -26,6 +26,11 @@
 namespace spx {
 namespace {
 
+/// The columns of one product: n for SpMM, 1 for SpMV.
+std::int64_t columns(const Workload& w) {
+  return w.op == Op::Spmm ? w.cols : 1;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -73,7 +78,7 @@ std::optional<std::string> keep_csr_without_advice(Backend b, const Workload& w,
     return least;
   }();
   const auto [c_min, cheapest] = cheapest_conversion;
-  const std::int64_t n = w.op == Op::Spmm ? w.cols : 1;
+  const std::int64_t n = columns(w);
   const double products = static_cast<double>(w.products);
   // One SpMV's bytes (the CSR, x read, y written): the conversions' unit.
   const double moved = static_cast<double>(csr_bytes + (rows + cols) * value_bytes);
@@ -185,7 +190,7 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
   // One product on zero operands, so that the kernel's preprocessing is in
   // the structure cache before the first `run`.
   const auto warm_up = [&] {
-    const std::int64_t n = work.op == Op::Spmm ? work.cols : 1;
+    const std::int64_t n = columns(work);
     Array<T> x = Array<T>::filled(static_cast<std::size_t>(cols_of(s.use) * n), T{0}).to(s.space);
     Array<T> y = Array<T>::filled(static_cast<std::size_t>(rows_of(s.use) * n), T{0}).to(s.space);
     if (work.op == Op::Spmv)
@@ -201,10 +206,7 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
                            (!options.format || *options.format == Format::Csr) &&
                            options.algorithm == Algorithm::Auto;
   if (current == Format::Csr && free_choice) {
-    // The conversion options are checked as the advice checks them.
-    for (Format f : {Format::Sell, Format::Hll, Format::Hdi, Format::Hyb})
-      detail::check_options(f, options.convert);
-    if (options.convert.block_size >= 0) detail::check_options(Format::Bcsr, options.convert);
+    detail::check_advice_options(options.convert);  // as the advice checks them
     const Csr<T, I>& C = *s.csr;
     if (std::optional<std::string> why = keep_csr_without_advice(
             s.backend, work, C.rows(), C.cols(), C.nnz(), static_cast<std::int64_t>(C.bytes()),
@@ -230,7 +232,7 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
       c.format = Format::Csr;
       c.algorithm = r.algorithm;
       c.bytes = static_cast<std::int64_t>(C.bytes());
-      const std::int64_t n = work.op == Op::Spmm ? work.cols : 1;
+      const std::int64_t n = columns(work);
       c.bytes_moved = c.bytes + (C.rows() + C.cols()) * n * static_cast<std::int64_t>(sizeof(T));
       c.product_s = c.total_s = c.efficiency = std::numeric_limits<double>::quiet_NaN();
       c.reason = "not predicted: the plan kept CSR without the advice";
@@ -332,7 +334,7 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
       Candidate& c = cands[i];
       // A handful of products on zero operands (values do not change the time).
       const std::int64_t rows = rows_of(*m), cols = cols_of(*m);
-      const std::int64_t n = work.op == Op::Spmm ? work.cols : 1;
+      const std::int64_t n = columns(work);
       Array<T> x = Array<T>::filled(static_cast<std::size_t>(cols * n), T{0}).to(s.space);
       Array<T> y = Array<T>::filled(static_cast<std::size_t>(rows * n), T{0}).to(s.space);
       const ProductOptions po{c.algorithm, nullptr};
