@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "core/advisor_model.hpp"
 #include "reference/reference.hpp"
 #include "spx/advisor.hpp"
+#include "spx/analysis.hpp"
 #include "spx/convert.hpp"
 #include "spx/generate.hpp"
 #include "spx/ops.hpp"
@@ -419,6 +422,181 @@ TEST(Plan, DeviceAdvisorOffersCsrWithItsAutoKernel) {
   const auto dA = A.to(Space::Device);
   const Plan<T, I> plan(dA, products(1), po);
   EXPECT_EQ(plan.report().algorithm, Algorithm::MergePath);
+}
+
+// The row lengths the CUDA backend measures on the device (for the class
+// of a plan that skips the advice) equal the host statistics: empty rows, a
+// giant row among short ones, rows of 31/32/33, both precisions and index
+// types. The CPU registers none (its plans classify nothing).
+template <Value T, Index I>
+void expect_device_row_lengths_match() {
+  const char* specs[] = {"stencil2d:n=90,points=5", "chunglu:n=20000,degree=8",
+                         "rmat:scale=14,degree=8", "random:n=5000,degree=32",
+                         "denserows:n=30000,degree=4,dense_rows=3"};
+  for (const char* spec : specs) {
+    const auto A = gen<T, I>(spec);
+    const MatrixStats h = analyze(A);
+    const Csr<T, I> dA = A.to(Space::Device);
+    const std::optional<RowLengths> d =
+        Registry<T, I>::instance().csr_row_lengths(dA, Backend::Cuda);
+    ASSERT_TRUE(d.has_value()) << spec;
+    EXPECT_EQ(d->max, h.row_max) << spec;
+    EXPECT_EQ(d->empty, h.empty_rows) << spec;
+    EXPECT_DOUBLE_EQ(d->mean, h.row_mean) << spec;
+    EXPECT_NEAR(d->stddev, h.row_std, 1e-9 * (1 + h.row_mean)) << spec;
+    EXPECT_GT(h.row_std, 0.0) << spec;  // the cases differ from a constant length
+  }
+}
+
+TEST(Plan, DeviceRowLengthsMatchTheHostStatistics) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  expect_device_row_lengths_match<double, std::int32_t>();
+  expect_device_row_lengths_match<float, std::int64_t>();
+  // Rows of 31, 32, 33 entries (one length each, then mixed), one row of
+  // 2^20 among empty ones.
+  using T = double;
+  using I = std::int32_t;
+  for (const std::vector<std::int64_t>& lengths :
+       {std::vector<std::int64_t>{31, 32, 33, 32, 31, 33, 0, 0},
+        std::vector<std::int64_t>{0, 0, 1 << 20, 0, 0, 0, 0, 0, 0, 0}}) {
+    std::vector<I> ptr{0}, col;
+    std::vector<T> val;
+    for (const std::int64_t len : lengths) {
+      for (std::int64_t k = 0; k < len; ++k) {
+        col.push_back(static_cast<I>(k));
+        val.push_back(1.0);
+      }
+      ptr.push_back(static_cast<I>(col.size()));
+    }
+    const Csr<T, I> A(static_cast<I>(lengths.size()), I{1} << 20, Array<I>(ptr), Array<I>(col),
+                      Array<T>(val));
+    const MatrixStats h = analyze(A);
+    const Csr<T, I> dA = A.to(Space::Device);
+    const RowLengths d = *Registry<T, I>::instance().csr_row_lengths(dA, Backend::Cuda);
+    EXPECT_EQ(d.max, h.row_max);
+    EXPECT_EQ(d.empty, h.empty_rows);
+    EXPECT_NEAR(d.stddev, h.row_std, 1e-9 * (1 + h.row_mean));
+  }
+}
+
+TEST(Plan, RowLengthsOnlyWhereTheBackendMeasuresThem) {
+  const auto A = gen<double, std::int32_t>("stencil2d:n=20");
+  const auto& reg = Registry<double, std::int32_t>::instance();
+  EXPECT_FALSE(reg.csr_row_lengths(A, Backend::Cpu).has_value());
+  // The classes of the model at their edges (detail::regularity).
+  using detail::Regularity;
+  EXPECT_EQ(detail::regularity(8 * 10 + 64, 10.0, 5.0), Regularity::Regular);
+  EXPECT_EQ(detail::regularity(8 * 10 + 65, 10.0, 0.0), Regularity::Skewed);
+  EXPECT_EQ(detail::regularity(20, 10.0, 5.0001), Regularity::Irregular);
+}
+
+// A device plan for too few products for any conversion to repay itself
+// keeps the CSR without the advice and without a host copy (the class from
+// the row lengths measured on the device). Checked against the rule's own
+// statement with the class from the host statistics (N x bytes moved at
+// most rel x c_min x CSR bytes, rel CSR's Auto kernel's efficiency over the
+// reference's in the class; N x its fixed cost at most a conversion's) and
+// against the full advice (always_advise): where the plan skips it, every
+// converted candidate's conversion alone costs at least CSR's total with the
+// Auto kernel. SpMV and SpMM of 2 columns, 1-4 and 1000 products, regular,
+// irregular and skewed matrices, both precisions.
+template <class T>
+void expect_device_few_products_keep_csr() {
+  using I = std::int32_t;
+  double c_min = 1e300;
+  for (const Format f : kAllFormats)
+    if (f != Format::Csr) c_min = std::min(c_min, detail::conversion_products(Backend::Cuda, f));
+  const char* specs[] = {"stencil2d:n=300,points=5", "fem:n=40,block=3", "random:n=20000,degree=40",
+                         "chunglu:n=50000,degree=8", "road:n=20000"};
+  int skipped_any = 0;
+  for (const char* spec : specs) {
+    const auto A = gen<T, I>(spec);
+    const MatrixStats h = analyze(A);
+    const detail::Regularity klass = detail::regularity(h.row_max, h.row_mean, h.row_std);
+    const Csr<T, I> dA = A.to(Space::Device);
+    const MatrixRef<T, I> m{&dA};
+    const Registry<T, I>& reg = Registry<T, I>::instance();
+    for (const std::int64_t cols : {1, 2})
+      for (const std::int64_t n : {1, 2, 3, 4, 1000}) {
+        Workload w = products(n);
+        if (cols > 1) {
+          w.op = Op::Spmm;
+          w.cols = cols;
+        }
+        const SpmmShape shape{cols, Layout::RowMajor, Layout::RowMajor, cols, cols};
+        const Algorithm a = cols == 1 ? reg.choose_spmv(m, Backend::Cuda)
+                                      : reg.choose_spmm(m, Backend::Cuda, shape);
+        const double rel =
+            detail::product_efficiency(Backend::Cuda, Format::Csr, a, klass).efficiency /
+            detail::reference_efficiency(Backend::Cuda, klass);
+        const double csr = static_cast<double>(A.bytes());
+        const double moved = csr + static_cast<double>((A.rows() + A.cols()) * cols * sizeof(T));
+        const bool expected =
+            static_cast<double>(n) <= rel * c_min * csr / moved &&
+            static_cast<double>(n) * detail::product_fixed_s(Backend::Cuda, Format::Csr, a) <=
+                detail::conversion_fixed_s(Backend::Cuda);
+        const std::string what = fmt::format("{} {} x {} cols {} ({})", spec, type_name<T>(), n,
+                                             cols, detail::to_string(klass));
+        const Plan<T, I> quick(dA, w, PlanOptions{});
+        PlanOptions all;
+        all.always_advise = true;
+        const Plan<T, I> full(dA, w, all);
+        const Advice& advice = full.report().advice;
+        EXPECT_GT(advice.candidates.size(), 5u) << what;
+        const bool skipped = quick.report().advice.candidates.size() == 1;
+        EXPECT_EQ(skipped, expected) << what;
+        if (!skipped) continue;
+        ++skipped_any;
+        EXPECT_TRUE(contains(quick.report().why, "without the advice")) << what;
+        EXPECT_EQ(quick.report().format, Format::Csr) << what;
+        EXPECT_EQ(quick.report().algorithm, a) << what;
+        EXPECT_EQ(quick.report().advice.regularity, detail::to_string(klass)) << what;
+        const Csr<T, I>* kept = std::get<const Csr<T, I>*>(quick.matrix());
+        EXPECT_EQ(kept, &dA) << what;
+        double csr_total = -1;
+        for (const Candidate& c : advice.candidates)
+          if (c.format == Format::Csr && c.algorithm == a) csr_total = c.total_s;
+        ASSERT_GT(csr_total, 0) << what << ": no CSR candidate with the Auto kernel";
+        for (const Candidate& c : advice.candidates) {
+          if (c.format != Format::Csr && c.feasible) {
+            EXPECT_GE(c.convert_s, csr_total) << what << ": " << to_string(c.format);
+          }
+        }
+        EXPECT_EQ(full.report().format, Format::Csr) << what;
+      }
+  }
+  EXPECT_GT(skipped_any, 4);
+}
+
+TEST(Plan, DeviceFewProductsKeepCsrWithoutTheAdvice) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  expect_device_few_products_keep_csr<double>();
+  expect_device_few_products_keep_csr<float>();
+}
+
+TEST(Plan, DeviceOneProductPlanRuns) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  // The plan that skipped the advice multiplies and takes new values.
+  const auto A = gen<double, std::int32_t>("chunglu:n=30000,degree=8");
+  const auto dA = A.to(Space::Device);
+  const auto x = random_vector<double>(static_cast<std::size_t>(A.cols()), 21);
+  PlanOptions o;
+  o.warm = true;
+  Plan<double, std::int32_t> plan(dA, products(1), o);
+  ASSERT_EQ(plan.report().advice.candidates.size(), 1u) << plan.report().why;
+  Array<double> dx = Array<double>(x).to(Space::Device);
+  Array<double> dy = Array<double>::filled(static_cast<std::size_t>(A.rows()),
+                                           std::numeric_limits<double>::quiet_NaN())
+                         .to(Space::Device);
+  plan.run(1.0, dx, 0.0, dy);
+  expect_near_all(dy.to_vector(), csr_product(A, x), "device one-product plan");
+  const auto v = random_vector<double>(static_cast<std::size_t>(A.nnz()), 22);
+  Csr<double, std::int32_t> B = A.clone();
+  std::copy(v.begin(), v.end(), B.values().data());
+  const Array<double> dv = Array<double>(v).to(Space::Device);
+  plan.update_values(std::span<const double>(dv.data(), dv.size()));
+  plan.run(1.0, dx, 0.0, dy);
+  expect_near_all(dy.to_vector(), csr_product(B, x), "device one-product plan, new values");
 }
 
 // ---- footprints without conversion ---------------------------------------------------

@@ -88,6 +88,9 @@ void summarize_advisor(Results& res) {
       double log_build = 0, worst_build = 0;
       int builds = 0;
       std::string worst_build_matrix;
+      double worst_first = 0;
+      int first_builds = 0;
+      std::string worst_first_matrix;
       std::string worst_matrix;
       int judged = 0, csr_judged = 0, unmeasured = 0;
       for (const AdvisorPick& pick : res.advisor_picks) {
@@ -165,6 +168,17 @@ void summarize_advisor(Results& res) {
             worst_build_matrix = pick.matrix;
           }
         }
+        // Device runs: the first build (row statistics included) against
+        // the first product on a fresh upload (its preprocessing included).
+        std::optional<double> first_ratio;
+        if (pick.plan_first_build_s && pick.first_product_s && *pick.first_product_s > 0) {
+          first_ratio = *pick.plan_first_build_s / *pick.first_product_s;
+          ++first_builds;
+          if (*first_ratio > worst_first) {
+            worst_first = *first_ratio;
+            worst_first_matrix = pick.matrix;
+          }
+        }
         entries.push_back(
             {{"matrix", pick.matrix},
              {"products", n},
@@ -183,7 +197,10 @@ void summarize_advisor(Results& res) {
              {"plan_build_s", number(pick.plan_build_s)},
              {"plan_format",
               pick.plan_build_s ? json(std::string(to_string(pick.plan_format))) : json()},
-             {"plan_build_over_csr_auto_product", number(build_products)}});
+             {"plan_build_over_csr_auto_product", number(build_products)},
+             {"plan_first_build_s", number(pick.plan_first_build_s)},
+             {"first_product_s", number(pick.first_product_s)},
+             {"plan_first_build_over_first_product", number(first_ratio)}});
       }
       by_n.push_back(
           {{"products", n},
@@ -202,7 +219,11 @@ void summarize_advisor(Results& res) {
            {"geomean_plan_build_products",
             builds > 0 ? json(std::exp(log_build / builds)) : json()},
            {"max_plan_build_products", builds > 0 ? json(worst_build) : json()},
-           {"max_plan_build_matrix", worst_build_matrix}});
+           {"max_plan_build_matrix", worst_build_matrix},
+           {"first_builds", first_builds},
+           {"max_plan_first_build_over_first_product",
+            first_builds > 0 ? json(worst_first) : json()},
+           {"max_plan_first_build_matrix", worst_first_matrix}});
     }
     precisions.push_back(
         {{"precision", to_string(p)}, {"by_products", by_n}, {"entries", entries}});
@@ -244,6 +265,15 @@ std::string advisor_table(const Results& res) {
             b["products"].get<std::int64_t>() == 1 ? "" : "s",
             num(b["geomean_plan_build_products"]), b["plans_built"].get<int>(),
             num(b["max_plan_build_products"]), b["max_plan_build_matrix"].get<std::string>());
+    for (const json& b : p["by_products"])
+      if (b.value("first_builds", 0) > 0)
+        out += fmt::format(
+            "  {:<4} plan for {} product{} on a fresh device matrix: first build / first product "
+            "(preprocessing included) {} at most ({}, {} matrices)\n",
+            p["precision"].get<std::string>(), b["products"].get<std::int64_t>(),
+            b["products"].get<std::int64_t>() == 1 ? "" : "s",
+            num(b["max_plan_first_build_over_first_product"]),
+            b["max_plan_first_build_matrix"].get<std::string>(), b["first_builds"].get<int>());
   }
   return out;
 }

@@ -306,13 +306,17 @@ struct AdvisorPick {
   /// The candidates a tuning plan measures (spx::tuning_candidates; empty:
   /// it would not tune).
   std::vector<std::pair<Format, Algorithm>> tune_candidates;
-  /// Seconds to build a plan for these products (PlanReport::build_s), on
-  /// the CPU backend only (a device plan advises on a host copy: seconds a
-  /// matrix, too slow for the benchmark); the report compares it with CSR
-  /// Auto's product (issue 17: a plan that keeps CSR should cost less than
-  /// one product plus the kernel's preprocessing).
+  /// Seconds to build a plan for one product (PlanReport::build_s, the
+  /// least of three builds); the report compares it with CSR Auto's product
+  /// (issue 17: a plan that keeps CSR should cost less than one product plus
+  /// the kernel's preprocessing).
   std::optional<double> plan_build_s;
   Format plan_format = Format::Csr;
+  /// Device runs: the first plan build over a freshly uploaded CSR (the
+  /// CSR Auto rule's row statistics included), and the first `spx::spmv`
+  /// over another fresh upload (its preprocessing included), synchronized.
+  std::optional<double> plan_first_build_s;
+  std::optional<double> first_product_s;
 };
 
 /// Candidates a tuning plan measures (PlanOptions::tune_candidates), from

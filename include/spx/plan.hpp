@@ -41,14 +41,16 @@ struct PlanOptions {
   /// preprocessing is in the structure cache before the first `run`.
   bool warm = false;
   /// Advise even when no conversion can repay itself. By default a plan
-  /// for a CSR matrix on the CPU, with the format left to it (or CSR) and
-  /// the kernel to Auto and no tuning, keeps the CSR without the advice (its
-  /// O(nnz) statistics)
-  /// when the products are too few for any conversion to pay: when N
-  /// products of n columns move fewer bytes than the cheapest conversion
-  /// costs in the model (about 2 CSR products on the CPU, docs/advisor.md,
-  /// "Few products"). Its report then holds the CSR candidate alone, not
-  /// predicted. Set this for the ranking of every candidate.
+  /// for a CSR matrix (host or device), with the format left to it (or CSR)
+  /// and the kernel to Auto and no tuning, keeps the CSR without the advice
+  /// (its O(nnz) statistics, on a host copy for a device matrix) when the
+  /// products are too few for any conversion to pay: when CSR's N products
+  /// cost less than the cheapest conversion in the model (about 2 CSR
+  /// products on the CPU, 1-3 on CUDA, where the matrix's class comes from
+  /// the row lengths the CSR Auto rule measures on the device;
+  /// docs/advisor.md, "Few products"). Its report then holds the CSR
+  /// candidate alone, not predicted. Set this for the ranking of every
+  /// candidate.
   bool always_advise = false;
   /// Force the format and/or kernel instead of the advisor's choice.
   std::optional<Format> format;

@@ -6,7 +6,9 @@
 // benchmarked without further wiring.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -87,6 +89,18 @@ struct VectorOps {
   std::function<void(T beta, DenseView<T> C, const ExecContext&)> scale_dense;
 };
 
+/// Row lengths of a CSR, computed by a backend where the matrix lives: the
+/// counts the advisor's model classifies a matrix by (plans that skip the
+/// advice, src/core/plan.cpp).
+struct RowLengths {
+  std::int64_t max = 0;    ///< longest row
+  std::int64_t empty = 0;  ///< rows without entries
+  double mean = 0;         ///< nnz / rows
+  /// Population standard deviation (MatrixStats::row_std); NaN where the
+  /// backend could not compute it exactly.
+  double stddev = 0;
+};
+
 /// A conversion from CSR executed by one backend where the matrix lives; the
 /// core has checked the options before it runs (src/core/convert_*.cpp).
 template <Value T, Index I>
@@ -135,10 +149,18 @@ class Registry {
   const VectorOps<T>& vector_ops(Backend b) const;
   /// The conversion from CSR to `to` on backend `b`, or nullptr.
   const Conversion<T, I>* find_conversion(Format to, Backend b) const;
+  /// The row lengths of `A`, in backend `b`'s memory, computed there; nullopt
+  /// when `b` registers no such function (the CPU: the host statistics,
+  /// `analyze`, have them).
+  std::optional<RowLengths> csr_row_lengths(const Csr<T, I>& A, Backend b) const;
 
   // ---- registration (used by the backends while the registry is built) ----
 
   void set_vector_ops(Backend b, VectorOps<T> ops) { vector_ops_.push_back({b, std::move(ops)}); }
+  /// Sets how backend `b` measures the row lengths of a CSR in its memory.
+  void set_csr_row_lengths(Backend b, std::function<RowLengths(const Csr<T, I>&)> f) {
+    row_lengths_.push_back({b, std::move(f)});
+  }
   /// Registers the conversion CSR → M on `backend`.
   template <class M>
   void add_conversion(Backend backend,
@@ -230,6 +252,7 @@ class Registry {
   }
 
   std::vector<std::pair<Backend, VectorOps<T>>> vector_ops_;
+  std::vector<std::pair<Backend, std::function<RowLengths(const Csr<T, I>&)>>> row_lengths_;
   std::vector<Conversion<T, I>> conversions_;
   std::vector<SpmvKernel<T, I>> spmv_;
   std::vector<AutoRule<MatrixRef<T, I>>> spmv_rules_;

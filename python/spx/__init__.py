@@ -464,9 +464,9 @@ def plan(A, products=1, op="spmv", cols=1, memory_limit=None, tune=False, format
          algorithm="auto", warm=False, always_advise=False):
     """A Plan for `products` products of `op` ('spmv' or 'spmm' with `cols`
     columns). `format`/`algorithm` force the choice; `tune` measures the best
-    few candidates. A CPU plan for too few products for any conversion to pay
-    keeps the CSR without the advice; `always_advise` ranks every candidate
-    anyway (report['advice'])."""
+    few candidates. A plan for too few products for any conversion to pay
+    (CPU or GPU) keeps the CSR without the advice; `always_advise` ranks
+    every candidate anyway (report['advice'])."""
     return Plan(A, products, op, cols, memory_limit, tune, format, algorithm, warm,
                 always_advise)
 

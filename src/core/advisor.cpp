@@ -95,13 +95,9 @@ namespace {
 
 using detail::Regularity;
 
-/// The structural class of the model: skewed (a few rows far longer than
-/// the mean: the power-law rule of the CUDA CSR Auto), regular (row lengths
-/// within half the mean of each other), irregular (the rest).
+/// The structural class of the model (detail::regularity).
 Regularity regularity_of(const MatrixStats& s) {
-  if (static_cast<double>(s.row_max) > 8 * s.row_mean + 64) return Regularity::Skewed;
-  if (s.row_std <= 0.5 * s.row_mean) return Regularity::Regular;
-  return Regularity::Irregular;
+  return detail::regularity(s.row_max, s.row_mean, s.row_std);
 }
 
 /// Footprint of one format, or why it is not a candidate.

@@ -104,6 +104,12 @@ std::string_view to_string(Regularity r) noexcept {
   return "?";
 }
 
+Regularity regularity(std::int64_t row_max, double row_mean, double row_std) noexcept {
+  if (static_cast<double>(row_max) > 8 * row_mean + 64) return Regularity::Skewed;
+  if (row_std <= 0.5 * row_mean) return Regularity::Regular;
+  return Regularity::Irregular;
+}
+
 double reference_efficiency(Backend b, Regularity c) {
   const std::string_view cn = to_string(c);
   std::vector<double> all;

@@ -20,6 +20,10 @@ namespace spx::detail {
 /// Structural classes of the model (from MatrixStats, advisor.cpp).
 enum class Regularity : std::uint8_t { Regular, Irregular, Skewed };
 std::string_view to_string(Regularity r) noexcept;
+/// The class of a matrix from its row lengths: skewed (a few rows far longer
+/// than the mean, row_max > 8 × mean + 64: the power-law rule of the CUDA
+/// CSR Auto), regular (row_std ≤ mean / 2), irregular (the rest).
+Regularity regularity(std::int64_t row_max, double row_mean, double row_std) noexcept;
 
 struct ModelEfficiency {
   double efficiency = 0;    ///< fraction of the copy bandwidth

@@ -47,54 +47,97 @@ auto value_arrays(M& m) {
     return std::vector<Array<T>*>{&m.values()};
 }
 
-/// Why a plan may keep the caller's CSR without the advice (its O(nnz)
-/// statistics), or nullopt. In the model every conversion costs at least
-/// its fixed cost plus c_f reference products per byte of the CSR (and of
-/// the format), and on the CPU the reference is CSR's own product (its one
-/// kernel, cpu_merge). So when N products of n columns move fewer bytes than
-/// c_min x the CSR's (c_min the cheapest c_f in the calibration), and their
-/// fixed and one-thread costs stay within a conversion's fixed cost, every
-/// converted candidate's conversion alone costs more than CSR's N products,
-/// and the advice would keep CSR whatever the converted products cost.
-/// Only on the CPU for now: on CUDA the Auto kernel's efficiency differs
-/// from the reference's by class, which needs the statistics.
-std::optional<std::string> keep_csr_without_advice(Backend b, const Workload& w, std::int64_t rows,
-                                                   std::int64_t cols, std::int64_t nnz,
-                                                   std::int64_t csr_bytes, int value_bytes) {
-  if (b != Backend::Cpu) return std::nullopt;
-  // CSR's product in the advice (its one CPU kernel) and the conversions'
-  // reference must be the same compute row for the bound to hold.
-  const detail::ComputeCost csr = detail::compute_cost(b, Format::Csr, Algorithm::CpuMerge);
-  const detail::ComputeCost ref = detail::reference_compute(b);
-  if (!csr.found || !ref.found || csr.bytes_factor != ref.bytes_factor || csr.row_s != ref.row_s ||
-      csr.entry_s != ref.entry_s || csr.scatter_s != ref.scatter_s)
-    return std::nullopt;
-  // The calibration's cheapest conversion on the CPU (a constant of the table).
-  static const std::pair<double, Format> cheapest_conversion = [] {
-    std::pair<double, Format> least{1e300, Format::Csr};
-    for (const Format f : kAllFormats)
-      if (f != Format::Csr && detail::conversion_products(Backend::Cpu, f) < least.first)
-        least = {detail::conversion_products(Backend::Cpu, f), f};
-    return least;
-  }();
-  const auto [c_min, cheapest] = cheapest_conversion;
+/// The calibration's cheapest conversion on backend `b` (a constant of the
+/// table): its reference products per byte, and the format.
+std::pair<double, Format> cheapest_conversion(Backend b) {
+  std::pair<double, Format> least{1e300, Format::Csr};
+  for (const Format f : kAllFormats)
+    if (f != Format::Csr && detail::conversion_products(b, f) < least.first)
+      least = {detail::conversion_products(b, f), f};
+  return least;
+}
+
+/// What a plan that keeps CSR without the advice knows of the matrix: its
+/// counts and, on CUDA, the row lengths measured on the device.
+struct Kept {
+  std::string why;
+  std::optional<RowLengths> rows;
+};
+
+/// Why a plan may keep the caller's CSR (`C`, in backend `b`'s memory, with
+/// its Auto kernel `a`) without the advice and its O(nnz) statistics, or
+/// nullopt. In the model every conversion costs at least its fixed cost plus
+/// c_f reference products per byte of the CSR (and of the format), c_f ≥
+/// c_min (the cheapest in the calibration). So when CSR's N products cost
+/// less than c_min reference products per byte of the CSR, and their fixed
+/// costs stay within a conversion's, every converted candidate's conversion
+/// alone costs more than CSR's N products, and the advice would keep CSR
+/// whatever the converted products cost.
+/// - CPU: the reference is CSR's own product (its one kernel, cpu_merge),
+///   and N products of n columns cost at most N × n SpMVs' work: the bound
+///   is N × n ≤ c_min × CSR bytes / SpMV bytes moved.
+/// - CUDA: CSR's kernel moves its bytes at `rel` times the reference's
+///   efficiency, which depends on the matrix's class (row lengths): the
+///   bound is N × bytes moved ≤ rel × c_min × CSR bytes, with the class from
+///   the row lengths the CUDA Auto rule measures on the device anyway (one
+///   small kernel, cached with the matrix).
+template <Value T, Index I>
+std::optional<Kept> keep_csr_without_advice(Backend b, const Workload& w, const Csr<T, I>& C,
+                                            Algorithm a) {
+  const std::int64_t rows = C.rows(), cols = C.cols(), nnz = C.nnz();
+  const auto csr_bytes = static_cast<std::int64_t>(C.bytes());
   const std::int64_t n = columns(w);
   const double products = static_cast<double>(w.products);
-  // One SpMV's bytes (the CSR, x read, y written): the conversions' unit.
-  const double moved = static_cast<double>(csr_bytes + (rows + cols) * value_bytes);
-  const bool serial =
-      n == 1 && detail::cpu_runs_serial(detail::cpu_thread_work(Format::Csr, rows, nnz, nnz));
-  const double fixed =
-      products * (csr.fixed_s + (serial ? csr.serial_s * static_cast<double>(nnz) : 0.0));
-  const double spmvs = products * static_cast<double>(n);
-  const double bound = c_min * static_cast<double>(csr_bytes) / moved;
-  if (csr_bytes <= 0 || spmvs > bound || fixed > detail::conversion_fixed_s(b)) return std::nullopt;
-  return fmt::format(
-      "{} product{} of {} column{} ({:.3g} SpMVs) cost less than the cheapest conversion ({}, at "
-      "least {:.3g} SpMVs of this matrix), so none can repay itself; CSR kept without the advice "
-      "(PlanOptions::always_advise for the ranking)",
-      w.products, w.products == 1 ? "" : "s", n, n == 1 ? "" : "s", spmvs, to_string(cheapest),
-      bound);
+  if (csr_bytes <= 0) return std::nullopt;
+  if (b == Backend::Cpu) {
+    // CSR's product in the advice and the conversions' reference must be
+    // the same compute row for the bound to hold.
+    const detail::ComputeCost csr = detail::compute_cost(b, Format::Csr, Algorithm::CpuMerge);
+    const detail::ComputeCost ref = detail::reference_compute(b);
+    if (!csr.found || !ref.found || csr.bytes_factor != ref.bytes_factor ||
+        csr.row_s != ref.row_s || csr.entry_s != ref.entry_s || csr.scatter_s != ref.scatter_s)
+      return std::nullopt;
+    static const std::pair<double, Format> cheapest = cheapest_conversion(Backend::Cpu);
+    const auto [c_min, f_min] = cheapest;
+    // One SpMV's bytes (the CSR, x read, y written): the conversions' unit.
+    const double moved = static_cast<double>(csr_bytes + (rows + cols) * sizeof(T));
+    const bool serial =
+        n == 1 && detail::cpu_runs_serial(detail::cpu_thread_work(Format::Csr, rows, nnz, nnz));
+    const double fixed =
+        products * (csr.fixed_s + (serial ? csr.serial_s * static_cast<double>(nnz) : 0.0));
+    const double spmvs = products * static_cast<double>(n);
+    const double bound = c_min * static_cast<double>(csr_bytes) / moved;
+    if (spmvs > bound || fixed > detail::conversion_fixed_s(b)) return std::nullopt;
+    return Kept{fmt::format("{} product{} of {} column{} ({:.3g} SpMVs) cost less than the "
+                            "cheapest conversion ({}, at least {:.3g} SpMVs of this matrix), so "
+                            "none can repay itself; CSR kept without the advice "
+                            "(PlanOptions::always_advise for the ranking)",
+                            w.products, w.products == 1 ? "" : "s", n, n == 1 ? "" : "s", spmvs,
+                            to_string(f_min), bound),
+                std::nullopt};
+  }
+  if (b != Backend::Cuda || C.space() == Space::Host) return std::nullopt;
+  const std::optional<RowLengths> lengths = Registry<T, I>::instance().csr_row_lengths(C, b);
+  if (!lengths || !(lengths->stddev >= 0)) return std::nullopt;  // NaN: no class
+  const detail::Regularity klass = detail::regularity(lengths->max, lengths->mean, lengths->stddev);
+  static const std::pair<double, Format> cheapest = cheapest_conversion(Backend::Cuda);
+  const auto [c_min, f_min] = cheapest;
+  // CSR's product in the advice: its bytes moved at the reference's
+  // efficiency times `rel`, plus the kernel's fixed cost; a conversion: its
+  // fixed cost plus c_f x its bytes at the reference's efficiency.
+  const double rel = detail::product_efficiency(b, Format::Csr, a, klass).efficiency /
+                     detail::reference_efficiency(b, klass);
+  const double moved = static_cast<double>(csr_bytes + (rows + cols) * n * sizeof(T));
+  const double fixed = products * detail::product_fixed_s(b, Format::Csr, a);
+  const double bound = rel * c_min * static_cast<double>(csr_bytes) / moved;
+  if (!(rel > 0) || products > bound || fixed > detail::conversion_fixed_s(b)) return std::nullopt;
+  return Kept{fmt::format("{} product{} of {} column{} cost less than the cheapest conversion ({}, "
+                          "at least {:.3g} products of this {} matrix with csr/{}), so none can "
+                          "repay itself; CSR kept without the advice "
+                          "(PlanOptions::always_advise for the ranking)",
+                          w.products, w.products == 1 ? "" : "s", n, n == 1 ? "" : "s",
+                          to_string(f_min), bound, detail::to_string(klass), to_string(a)),
+              lengths};
 }
 
 /// Waits for the products enqueued on `backend`.
@@ -207,27 +250,36 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
                            options.algorithm == Algorithm::Auto;
   if (current == Format::Csr && free_choice) {
     detail::check_advice_options(options.convert);  // as the advice checks them
-    const Csr<T, I>& C = *s.csr;
-    if (std::optional<std::string> why = keep_csr_without_advice(
-            s.backend, work, C.rows(), C.cols(), C.nnz(), static_cast<std::int64_t>(C.bytes()),
-            static_cast<int>(sizeof(T)))) {
-      const Registry<T, I>& reg = Registry<T, I>::instance();
-      const MatrixRef<T, I> m{s.csr_here};
-      const SpmmShape shape{work.cols, Layout::RowMajor, Layout::RowMajor, work.cols, work.cols};
+    const Csr<T, I>& C = *s.csr_here;
+    const Registry<T, I>& reg = Registry<T, I>::instance();
+    const MatrixRef<T, I> m{s.csr_here};
+    const SpmmShape shape{work.cols, Layout::RowMajor, Layout::RowMajor, work.cols, work.cols};
+    // The Auto kernel first: on CUDA its rule measures the row lengths the
+    // bound needs.
+    const Algorithm auto_kernel =
+        work.op == Op::Spmv ? reg.choose_spmv(m, s.backend) : reg.choose_spmm(m, s.backend, shape);
+    if (std::optional<Kept> kept = keep_csr_without_advice(s.backend, work, C, auto_kernel)) {
       r.format = Format::Csr;
-      r.algorithm = work.op == Op::Spmv ? reg.choose_spmv(m, s.backend)
-                                        : reg.choose_spmm(m, s.backend, shape);
-      r.why = fmt::format("csr/{}: {}", to_string(r.algorithm), *why);
+      r.algorithm = auto_kernel;
+      r.why = fmt::format("csr/{}: {}", to_string(r.algorithm), kept->why);
       Advice& a = r.advice;
       a.work = work;
       a.backend = s.backend;
       a.bandwidth_gbs = options.bandwidth_gbs;  // 0 unless given: not measured
       a.convert = options.convert;
-      // Only the counts: the other statistics are what the plan skipped.
+      // Only the counts (and the row lengths where the backend measured
+      // them): the other statistics are what the plan skipped.
       a.stats.rows = C.rows();
       a.stats.cols = C.cols();
       a.stats.nnz = C.nnz();
       a.stats.row_mean = C.rows() > 0 ? static_cast<double>(C.nnz()) / C.rows() : 0.0;
+      if (kept->rows) {
+        a.stats.row_max = kept->rows->max;
+        a.stats.empty_rows = kept->rows->empty;
+        a.stats.row_std = kept->rows->stddev;
+        a.regularity = std::string(detail::to_string(
+            detail::regularity(kept->rows->max, kept->rows->mean, kept->rows->stddev)));
+      }
       Candidate c;
       c.format = Format::Csr;
       c.algorithm = r.algorithm;

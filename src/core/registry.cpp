@@ -43,6 +43,13 @@ const Conversion<T, I>* Registry<T, I>::find_conversion(Format to, Backend b) co
   return nullptr;
 }
 
+template <Value T, Index I>
+std::optional<RowLengths> Registry<T, I>::csr_row_lengths(const Csr<T, I>& A, Backend b) const {
+  for (const auto& [backend, f] : row_lengths_)
+    if (backend == b) return f(A);
+  return std::nullopt;
+}
+
 namespace {
 
 /// The kernel registered for (format, algorithm, backend), or nullptr.

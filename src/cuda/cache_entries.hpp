@@ -30,6 +30,10 @@ struct CsrRowStats {
   std::int64_t max_len = 0;
   std::int64_t empty_rows = 0;
   double mean = 0;  ///< nnz / rows
+  /// Population standard deviation of the row lengths (the host statistics'
+  /// `row_std`, from the exact integer sum of the squared lengths); NaN when
+  /// that sum could exceed 64 bits (nnz × longest row ≥ 2^64).
+  double stddev = 0;
   /// Mean over rows of (last column - first column), 0 for rows of < 2 entries.
   double mean_spread = 0;
   /// Rows and their nonzeros by length class: class 0 holds the empty rows,

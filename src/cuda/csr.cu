@@ -17,8 +17,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -728,15 +730,16 @@ __global__ void __launch_bounds__(kBlock)
 
 // ---- row statistics (Auto) ----------------------------------------------------
 
-constexpr int kStatCounters = 3 + 2 * CsrRowStats::kLengthClasses;
+constexpr int kStatCounters = 4 + 2 * CsrRowStats::kLengthClasses;
 
 template <class I>
 __global__ void __launch_bounds__(kBlock)
     row_stats_kernel(std::int64_t rows, const I* __restrict__ row_ptr, const I* __restrict__ col,
                      unsigned long long* __restrict__ out) {
   constexpr int kClasses = CsrRowStats::kLengthClasses;
-  // Phase 1: grid-stride over the rows: longest, empty, spread, then the rows
-  // and nonzeros of every length class.
+  // Phase 1: grid-stride over the rows: longest, empty, spread, the rows and
+  // nonzeros of every length class, then the sum of the squared lengths
+  // (exact while nnz x longest < 2^64, which the host checks).
   unsigned long long c[kStatCounters] = {};
   for (std::int64_t r = blockIdx.x * std::int64_t{kBlock} + threadIdx.x; r < rows;
        r += std::int64_t{gridDim.x} * kBlock) {
@@ -751,6 +754,7 @@ __global__ void __launch_bounds__(kBlock)
       c[3 + j] += j == k ? 1 : 0;
       c[3 + kClasses + j] += j == k ? len : 0;
     }
+    c[3 + 2 * kClasses] += len * len;
   }
   // Phase 2: warp reduction, one atomic per counter and warp (integers:
   // order-independent).
@@ -926,6 +930,15 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
     for (int j = 0; j < CsrRowStats::kLengthClasses; ++j) {
       s.class_rows[j] = static_cast<std::int64_t>(v[3 + j]);
       s.class_nnz[j] = static_cast<std::int64_t>(v[3 + CsrRowStats::kLengthClasses + j]);
+    }
+    // Sum of squares over rows, less rows x mean^2 (the host's row_std, as a
+    // population deviation). Exact in 64 bits while nnz x longest < 2^64.
+    const double rows = static_cast<double>(s.rows);
+    if (static_cast<double>(s.nnz) * static_cast<double>(s.max_len) < 0x1p64) {
+      const double sq = static_cast<double>(v[3 + 2 * CsrRowStats::kLengthClasses]);
+      s.stddev = std::sqrt(std::max(0.0, sq / rows - s.mean * s.mean));
+    } else {
+      s.stddev = std::numeric_limits<double>::quiet_NaN();
     }
     return s;
   });

@@ -13,6 +13,7 @@
 #include "cuda/batch_kernels.hpp"
 #include "cuda/csc.hpp"
 #include "cuda/kernels.hpp"
+#include "spx/core/error.hpp"
 
 namespace spx::detail {
 
@@ -46,6 +47,13 @@ void register_cuda_kernels(Registry<T, I>& reg) {
   register_cuda_conversions(reg);      // CSR → any format on the device (convert_device.cpp)
 
   reg.set_vector_ops(Backend::Cuda, VectorOps<T>{cuda_scale<T>, cuda_scale_dense<T>});
+  // The row lengths from the cached statistics CSR's Auto rule computes anyway.
+  reg.set_csr_row_lengths(Backend::Cuda, [](const Csr<T, I>& A) {
+    if (A.space() != Space::Device)
+      throw InvalidInput("csr_row_lengths: the CUDA backend measures a CSR in device memory");
+    const cuda::CsrRowStats s = cuda::csr_row_stats(A);
+    return RowLengths{s.max_len, s.empty_rows, s.mean, s.stddev};
+  });
 }
 
 #define SPX_INST(T, I) template void register_cuda_kernels(Registry<T, I>&);
