@@ -106,3 +106,26 @@ def test_stream_argument_is_checked():
     M = spx.matrix(csp.csr_matrix(A))
     with pytest.raises(TypeError, match="stream"):
         spx.spmv(M, cp.asarray(x), stream="default")
+
+
+def test_device_plan_for_one_product_keeps_csr_without_advice():
+    """A device plan for one product keeps the CuPy CSR (no host copy, no
+    advice), classified by the row lengths measured on the GPU."""
+    cp = need("cupy")
+    import cupyx.scipy.sparse as csp
+
+    A, x = host_ref()
+    M = spx.matrix(csp.csr_matrix(A))
+    p = spx.plan(M, products=1)
+    assert p.format == "csr" and "without the advice" in p.why, p.why
+    advice = p.report["advice"]
+    assert len(advice["candidates"]) == 1
+    lengths = np.diff(A.indptr)
+    mean, std = lengths.mean(), lengths.std()
+    klass = ("skewed" if lengths.max() > 8 * mean + 64 else
+             "regular" if std <= 0.5 * mean else "irregular")
+    assert advice["regularity"] == klass
+    y = p.run(cp.asarray(x))
+    np.testing.assert_allclose(cp.asnumpy(y), A @ x, rtol=1e-12, atol=1e-12)
+    full = spx.plan(M, products=1, always_advise=True)
+    assert full.format == "csr" and len(full.report["advice"]["candidates"]) > 5
