@@ -542,7 +542,7 @@ void expect_device_few_products_keep_csr() {
         all.always_advise = true;
         const Plan<T, I> full(dA, w, all);
         const Advice& advice = full.report().advice;
-        EXPECT_GT(advice.candidates.size(), 5u) << what;
+        EXPECT_GT(advice.candidates.size(), cols == 1 ? 5u : 2u) << what;  // CUDA SpMM: 4 formats
         const bool skipped = quick.report().advice.candidates.size() == 1;
         EXPECT_EQ(skipped, expected) << what;
         if (!skipped) continue;

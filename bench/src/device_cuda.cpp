@@ -86,7 +86,9 @@ class CudaTimer final : public Timer {
     }
     return t;
   }
-  void synchronize() override { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
+  /// The whole device: products a caller enqueues on the default stream, and
+  /// pending uploads, too.
+  void synchronize() override { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
   CUstream_st* stream() const override { return stream_; }
 
  private:
