@@ -493,13 +493,16 @@ TEST(Plan, RowLengthsOnlyWhereTheBackendMeasuresThem) {
 // A device plan for too few products for any conversion to repay itself
 // keeps the CSR without the advice and without a host copy (the class from
 // the row lengths measured on the device). Checked against the rule's own
-// statement with the class from the host statistics (N x bytes moved at
-// most rel x c_min x CSR bytes, rel CSR's Auto kernel's efficiency over the
-// reference's in the class; N x its fixed cost at most a conversion's) and
-// against the full advice (always_advise): where the plan skips it, every
-// converted candidate's conversion alone costs at least CSR's total with the
-// Auto kernel. SpMV and SpMM of 2 columns, 1-4 and 1000 products, regular,
-// irregular and skewed matrices, both precisions.
+// statement with the class from the host statistics (N x CSR's product at
+// most the cheapest conversion's fixed cost plus c_min x CSR bytes at the
+// reference's efficiency, CSR's product its fixed cost plus its bytes moved
+// at rel x the reference's efficiency, rel CSR's Auto kernel's efficiency
+// over the reference's in the class, at the bandwidth the plan is given)
+// and against the full advice (always_advise): where the plan skips it,
+// every converted candidate's conversion alone costs at least CSR's total
+// with the Auto kernel. SpMV and SpMM of 2 columns, 1-4, 8, 16 and 1000
+// products, regular, irregular and skewed matrices (and a small one, kept
+// by the conversion's fixed cost), both precisions.
 template <class T>
 void expect_device_few_products_keep_csr() {
   using I = std::int32_t;
@@ -507,7 +510,11 @@ void expect_device_few_products_keep_csr() {
   for (const Format f : kAllFormats)
     if (f != Format::Csr) c_min = std::min(c_min, detail::conversion_products(Backend::Cuda, f));
   const char* specs[] = {"stencil2d:n=300,points=5", "fem:n=40,block=3", "random:n=20000,degree=40",
-                         "chunglu:n=50000,degree=8", "road:n=20000"};
+                         "chunglu:n=50000,degree=8", "road:n=20000",     "stencil2d:n=30,points=5"};
+  constexpr double kGbs = 2000;  // the model's bandwidth, given (not measured)
+  PlanOptions given;
+  given.bandwidth_gbs = kGbs;
+  int skipped_small = 0;
   int skipped_any = 0;
   for (const char* spec : specs) {
     const auto A = gen<T, I>(spec);
@@ -517,7 +524,7 @@ void expect_device_few_products_keep_csr() {
     const MatrixRef<T, I> m{&dA};
     const Registry<T, I>& reg = Registry<T, I>::instance();
     for (const std::int64_t cols : {1, 2})
-      for (const std::int64_t n : {1, 2, 3, 4, 1000}) {
+      for (const std::int64_t n : {1, 2, 3, 4, 8, 16, 1000}) {
         Workload w = products(n);
         if (cols > 1) {
           w.op = Op::Spmm;
@@ -526,19 +533,20 @@ void expect_device_few_products_keep_csr() {
         const SpmmShape shape{cols, Layout::RowMajor, Layout::RowMajor, cols, cols};
         const Algorithm a = cols == 1 ? reg.choose_spmv(m, Backend::Cuda)
                                       : reg.choose_spmm(m, Backend::Cuda, shape);
-        const double rel =
-            detail::product_efficiency(Backend::Cuda, Format::Csr, a, klass).efficiency /
-            detail::reference_efficiency(Backend::Cuda, klass);
+        const double ref = detail::reference_efficiency(Backend::Cuda, klass);
+        const double eff =
+            detail::product_efficiency(Backend::Cuda, Format::Csr, a, klass).efficiency;
         const double csr = static_cast<double>(A.bytes());
         const double moved = csr + static_cast<double>((A.rows() + A.cols()) * cols * sizeof(T));
-        const bool expected =
-            static_cast<double>(n) <= rel * c_min * csr / moved &&
-            static_cast<double>(n) * detail::product_fixed_s(Backend::Cuda, Format::Csr, a) <=
-                detail::conversion_fixed_s(Backend::Cuda);
+        const double product =
+            detail::product_fixed_s(Backend::Cuda, Format::Csr, a) + moved / (eff * kGbs * 1e9);
+        const double conversion =
+            detail::conversion_fixed_s(Backend::Cuda) + c_min * csr / (ref * kGbs * 1e9);
+        const bool expected = static_cast<double>(n) * product <= conversion;
         const std::string what = fmt::format("{} {} x {} cols {} ({})", spec, type_name<T>(), n,
                                              cols, detail::to_string(klass));
-        const Plan<T, I> quick(dA, w, PlanOptions{});
-        PlanOptions all;
+        const Plan<T, I> quick(dA, w, given);
+        PlanOptions all = given;
         all.always_advise = true;
         const Plan<T, I> full(dA, w, all);
         const Advice& advice = full.report().advice;
@@ -547,6 +555,9 @@ void expect_device_few_products_keep_csr() {
         EXPECT_EQ(skipped, expected) << what;
         if (!skipped) continue;
         ++skipped_any;
+        // The small matrix: its bytes alone would not keep it (the rule
+        // without the bandwidth), the conversion's fixed cost does.
+        if (static_cast<double>(n) * moved > (eff / ref) * c_min * csr) ++skipped_small;
         EXPECT_TRUE(contains(quick.report().why, "without the advice")) << what;
         EXPECT_EQ(quick.report().format, Format::Csr) << what;
         EXPECT_EQ(quick.report().algorithm, a) << what;
@@ -566,6 +577,7 @@ void expect_device_few_products_keep_csr() {
       }
   }
   EXPECT_GT(skipped_any, 4);
+  EXPECT_GT(skipped_small, 0);
 }
 
 TEST(Plan, DeviceFewProductsKeepCsrWithoutTheAdvice) {

@@ -77,6 +77,14 @@ double advisor_bandwidth(Backend backend) {
   return gbs;
 }
 
+std::optional<double> detail::known_advisor_bandwidth(Backend backend) {
+  BandwidthCache& c = bandwidth_cache();
+  std::lock_guard guard(c.lock);
+  if (auto it = c.overridden.find(backend); it != c.overridden.end()) return it->second;
+  if (auto it = c.measured.find(backend); it != c.measured.end()) return it->second;
+  return std::nullopt;
+}
+
 void set_advisor_bandwidth(Backend backend, double gbs) {
   if (!std::isfinite(gbs) || gbs < 0)
     throw InvalidInput(fmt::format(

@@ -17,6 +17,11 @@
 
 namespace spx::detail {
 
+/// The advisor's bandwidth of `b` in GB/s (set_advisor_bandwidth, or
+/// measured earlier in this process), without measuring it; nullopt if
+/// neither.
+std::optional<double> known_advisor_bandwidth(Backend b);
+
 /// Structural classes of the model (from MatrixStats, advisor.cpp).
 enum class Regularity : std::uint8_t { Regular, Irregular, Skewed };
 std::string_view to_string(Regularity r) noexcept;

@@ -80,10 +80,13 @@ struct Kept {
 ///   efficiency, which depends on the matrix's class (row lengths): the
 ///   bound is N × bytes moved ≤ rel × c_min × CSR bytes, with the class from
 ///   the row lengths the CUDA Auto rule measures on the device anyway (one
-///   small kernel, cached with the matrix).
+///   small kernel, cached with the matrix). Where the model's bandwidth is
+///   known without measuring it (`gbs_option`, or measured earlier), the
+///   conversion's fixed cost is counted too: N x CSR's product ≤ the
+///   cheapest conversion, in seconds.
 template <Value T, Index I>
 std::optional<Kept> keep_csr_without_advice(Backend b, const Workload& w, const Csr<T, I>& C,
-                                            Algorithm a) {
+                                            Algorithm a, double gbs_option) {
   const std::int64_t rows = C.rows(), cols = C.cols(), nnz = C.nnz();
   const auto csr_bytes = static_cast<std::int64_t>(C.bytes());
   const std::int64_t n = columns(w);
@@ -122,15 +125,29 @@ std::optional<Kept> keep_csr_without_advice(Backend b, const Workload& w, const 
   const detail::Regularity klass = detail::regularity(lengths->max, lengths->mean, lengths->stddev);
   static const std::pair<double, Format> cheapest = cheapest_conversion(Backend::Cuda);
   const auto [c_min, f_min] = cheapest;
-  // CSR's product in the advice: its bytes moved at the reference's
-  // efficiency times `rel`, plus the kernel's fixed cost; a conversion: its
-  // fixed cost plus c_f x its bytes at the reference's efficiency.
-  const double rel = detail::product_efficiency(b, Format::Csr, a, klass).efficiency /
-                     detail::reference_efficiency(b, klass);
+  // In the model CSR's product costs the kernel's fixed cost plus its
+  // bytes moved at the reference's efficiency times `rel`; the cheapest
+  // conversion at least its fixed cost plus c_min x the CSR's bytes at the
+  // reference's efficiency. Without the model's bandwidth, N products stay
+  // below it when both their bytes (over rel) and their fixed costs do;
+  // with it (given, or measured earlier in this process), when their
+  // total does: the conversion's fixed cost then also covers the bytes of
+  // small matrices, whose products are mostly fixed cost.
+  const double ref = detail::reference_efficiency(b, klass);
+  const double rel = detail::product_efficiency(b, Format::Csr, a, klass).efficiency / ref;
+  if (!(rel > 0)) return std::nullopt;
   const double moved = static_cast<double>(csr_bytes + (rows + cols) * n * sizeof(T));
-  const double fixed = products * detail::product_fixed_s(b, Format::Csr, a);
-  const double bound = rel * c_min * static_cast<double>(csr_bytes) / moved;
-  if (!(rel > 0) || products > bound || fixed > detail::conversion_fixed_s(b)) return std::nullopt;
+  const double csr_fixed = detail::product_fixed_s(b, Format::Csr, a);
+  const double conv_fixed = detail::conversion_fixed_s(b);
+  const double conv_bytes = c_min * static_cast<double>(csr_bytes);
+  const std::optional<double> gbs =
+      gbs_option > 0 ? std::optional<double>(gbs_option) : detail::known_advisor_bandwidth(b);
+  double bound = std::min(rel * conv_bytes / moved, conv_fixed / csr_fixed);  // products
+  if (gbs && *gbs > 0) {
+    const double unit = ref * *gbs * 1e9;  // bytes per second at the reference's efficiency
+    bound = (conv_fixed + conv_bytes / unit) / (csr_fixed + moved / (rel * unit));
+  }
+  if (products > bound) return std::nullopt;
   return Kept{fmt::format("{} product{} of {} column{} cost less than the cheapest conversion ({}, "
                           "at least {:.3g} products of this {} matrix with csr/{}), so none can "
                           "repay itself; CSR kept without the advice "
@@ -258,7 +275,8 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
     // bound needs.
     const Algorithm auto_kernel =
         work.op == Op::Spmv ? reg.choose_spmv(m, s.backend) : reg.choose_spmm(m, s.backend, shape);
-    if (std::optional<Kept> kept = keep_csr_without_advice(s.backend, work, C, auto_kernel)) {
+    if (std::optional<Kept> kept =
+            keep_csr_without_advice(s.backend, work, C, auto_kernel, options.bandwidth_gbs)) {
       r.format = Format::Csr;
       r.algorithm = auto_kernel;
       r.why = fmt::format("csr/{}: {}", to_string(r.algorithm), kept->why);
