@@ -490,6 +490,66 @@ TEST(Plan, RowLengthsOnlyWhereTheBackendMeasuresThem) {
   EXPECT_EQ(detail::regularity(20, 10.0, 5.0001), Regularity::Irregular);
 }
 
+// The bound of a CUDA plan that keeps CSR without the advice
+// (detail::csr_keep_bound), against the model's own prices as `advise`
+// computes them: at the bound (rounded down) CSR's products cost at most
+// every conversion alone, one product more costs more than the cheapest
+// (the bound is tight where the bandwidth is given); without a bandwidth the
+// bound holds at every bandwidth and is never above the one with it; the
+// plan's early exit (csr_keep_bound_max) is above every bound; the CPU,
+// whose products have compute rows, gets none. Every class, CSR's CUDA
+// kernels, small and large matrices, SpMV- and SpMM-like bytes moved.
+TEST(Plan, CudaKeepBoundAgreesWithTheModel) {
+  using detail::Regularity;
+  const Backend b = Backend::Cuda;
+  const double most = detail::csr_keep_bound_max(b);
+  const auto cheapest_conversion = [&](Regularity c, double csr, double gbs) {
+    double least = std::numeric_limits<double>::infinity();
+    for (const Format f : kAllFormats)
+      if (f != Format::Csr)
+        least = std::min(least, detail::conversion_fixed_s(b) +
+                                    csr / (detail::conversion_efficiency(b, f, c) * gbs * 1e9));
+    return least;
+  };
+  int cases = 0, fixed_cost_counted = 0;
+  for (const Regularity c : {Regularity::Regular, Regularity::Irregular, Regularity::Skewed})
+    for (const Algorithm a :
+         {Algorithm::Scalar, Algorithm::Vector, Algorithm::Adaptive, Algorithm::MergePath,
+          Algorithm::NonzeroSplit, Algorithm::Binned, Algorithm::RowSplit})
+      for (const double csr : {2e4, 1e6, 2.4e8})
+        for (const double spread : {1.1, 1.6, 4.0}) {
+          const double moved = csr * spread;
+          const std::string what =
+              fmt::format("{} {} csr {} moved {}", detail::to_string(c), to_string(a), csr, moved);
+          const double eff = detail::product_efficiency(b, Format::Csr, a, c).efficiency;
+          const auto product = [&](double gbs) {
+            return detail::product_fixed_s(b, Format::Csr, a) + moved / (eff * gbs * 1e9);
+          };
+          const double any = detail::csr_keep_bound(b, a, c, csr, moved, std::nullopt);
+          EXPECT_GE(any, 0.0) << what;
+          EXPECT_LE(any, most) << what;
+          for (const double gbs : {50.0, 900.0, 3000.0, 20000.0}) {
+            ++cases;
+            // Without a bandwidth: safe at any.
+            EXPECT_LE(std::floor(any) * product(gbs), cheapest_conversion(c, csr, gbs))
+                << what << " at " << gbs;
+            const double given = detail::csr_keep_bound(b, a, c, csr, moved, gbs);
+            EXPECT_GE(given, any) << what << " at " << gbs;
+            EXPECT_LE(given, most) << what << " at " << gbs;
+            EXPECT_LE(std::floor(given) * product(gbs), cheapest_conversion(c, csr, gbs))
+                << what << " at " << gbs;
+            EXPECT_GT((std::floor(given) + 1) * product(gbs), cheapest_conversion(c, csr, gbs))
+                << what << " at " << gbs;
+            if (std::floor(given) > std::floor(any)) ++fixed_cost_counted;
+          }
+        }
+  EXPECT_GT(cases, 500);
+  EXPECT_GT(fixed_cost_counted, 0);
+  EXPECT_EQ(detail::csr_keep_bound(Backend::Cpu, Algorithm::CpuMerge, Regularity::Regular, 1e6,
+                                   1.2e6, 40.0),
+            0.0);
+}
+
 // A device plan for too few products for any conversion to repay itself
 // keeps the CSR without the advice and without a host copy (the class from
 // the row lengths measured on the device). Checked against the rule's own

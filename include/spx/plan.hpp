@@ -46,8 +46,9 @@ struct PlanOptions {
   /// (its O(nnz) statistics, on a host copy for a device matrix) when the
   /// products are too few for any conversion to pay: when CSR's N products
   /// cost less than the cheapest conversion in the model (about 2 CSR
-  /// products on the CPU, 1-3 on CUDA, where the matrix's class comes from
-  /// the row lengths the CSR Auto rule measures on the device;
+  /// products on the CPU; on CUDA 1-3 on large matrices and up to about 9
+  /// on small ones, whose products are mostly fixed cost, the matrix's
+  /// class from the row lengths the CSR Auto rule measures on the device;
   /// docs/advisor.md, "Few products"). Its report then holds the CSR
   /// candidate alone, not predicted. Set this for the ranking of every
   /// candidate.
@@ -55,7 +56,9 @@ struct PlanOptions {
   /// Force the format and/or kernel instead of the advisor's choice.
   std::optional<Format> format;
   Algorithm algorithm = Algorithm::Auto;
-  /// Copy bandwidth (GB/s) for the model; 0: advisor_bandwidth().
+  /// Copy bandwidth (GB/s) for the model; 0: advisor_bandwidth() (a plan
+  /// that keeps CSR without the advice never measures it: it uses the one
+  /// set or measured earlier in the process, if any).
   double bandwidth_gbs = 0;
   /// Conversion parameters (block_size < 0: BCSR's b chosen by the advisor).
   ConvertOptions convert{.block_size = -1};

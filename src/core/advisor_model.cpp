@@ -226,4 +226,36 @@ double conversion_fixed_s(Backend b) {
   return b == Backend::Cuda ? 50e-6 : 20e-6;
 }
 
+std::pair<double, Format> cheapest_conversion(Backend b) {
+  std::pair<double, Format> least{1e300, Format::Csr};
+  for (const Format f : kAllFormats)
+    if (f != Format::Csr && conversion_products(b, f) < least.first)
+      least = {conversion_products(b, f), f};
+  return least;
+}
+
+double csr_keep_bound(Backend b, Algorithm a, Regularity c, double csr_bytes, double moved,
+                      std::optional<double> gbs) {
+  if (reference_compute(b).found || compute_cost(b, Format::Csr, a).found) return 0;
+  const double ref = reference_efficiency(b, c);
+  const double rel = product_efficiency(b, Format::Csr, a, c).efficiency / ref;
+  if (!(rel > 0) || !(moved > 0) || !(csr_bytes > 0)) return 0;
+  const double conv_fixed = conversion_fixed_s(b), csr_fixed = product_fixed_s(b, Format::Csr, a);
+  const double conv_bytes = cheapest_conversion(b).first * csr_bytes;
+  if (!gbs || !(*gbs > 0)) return std::min(rel * conv_bytes / moved, conv_fixed / csr_fixed);
+  const double unit = ref * *gbs * 1e9;  // bytes per second at the reference's efficiency
+  return (conv_fixed + conv_bytes / unit) / (csr_fixed + moved / (rel * unit));
+}
+
+double csr_keep_bound_max(Backend b) {
+  // product_efficiency's fallbacks are medians of these rows, or 0.5 or 1
+  // times the reference; product_fixed_s's fallback is 8 us on CUDA.
+  double fixed = b == Backend::Cuda ? 8e-6 : 2e-6, rel = 1.0;
+  for (const FixedRow& r : kFixed)
+    if (r.backend == b && r.format == "csr") fixed = std::min(fixed, r.seconds);
+  for (const EffRow& r : kRelative)
+    if (r.backend == b && r.format == "csr") rel = std::max(rel, r.relative);
+  return conversion_fixed_s(b) / fixed + rel * cheapest_conversion(b).first;
+}
+
 }  // namespace spx::detail

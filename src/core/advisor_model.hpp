@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "spx/core/enums.hpp"
 #include "spx/core/types.hpp"
@@ -62,6 +63,26 @@ ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity 
 /// model: the 10th percentile of the kernel's cache-resident times. A kernel
 /// with a compute row uses the row's fitted ComputeCost::fixed_s instead.
 double product_fixed_s(Backend b, Format f, Algorithm a);
+
+/// The most products for which CSR's products with kernel `a` cost, in the
+/// bytes model of backend `b` (no compute rows: CUDA), at most the cheapest
+/// conversion alone: N x (t_fixed(a) + moved / (rel x ref x bw)) ≤ t_conv +
+/// c_min x csr_bytes / (ref x bw), with `moved` the bytes one product moves,
+/// ref the reference's efficiency in class `c`, rel = CSR(a)'s efficiency
+/// over it, c_min the cheapest conversion's reference products per byte and
+/// t_conv a conversion's fixed cost. Without a bandwidth, the bound that
+/// holds at any: min(rel x c_min x csr_bytes / moved, t_conv / t_fixed(a))
+/// (never above the other: a mediant). 0 where the backend has compute rows
+/// (its products are not bytes over an efficiency) or rel is not positive.
+double csr_keep_bound(Backend b, Algorithm a, Regularity c, double csr_bytes, double moved,
+                      std::optional<double> gbs);
+/// An upper bound of csr_keep_bound over every kernel, class and matrix
+/// (csr_bytes ≤ moved): t_conv / (the least CSR fixed cost) + (the largest
+/// rel) x c_min. A plan checks it before it chooses CSR's kernel.
+double csr_keep_bound_max(Backend b);
+/// The calibration's cheapest conversion on `b`: its reference products
+/// per byte (c_min) and its format.
+std::pair<double, Format> cheapest_conversion(Backend b);
 
 /// The units of work a CPU SpMV kernel of format f passes to threads_for
 /// (src/cpu/common.hpp), from the matrix's rows and nonzeros and the values

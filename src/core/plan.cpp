@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -47,21 +48,13 @@ auto value_arrays(M& m) {
     return std::vector<Array<T>*>{&m.values()};
 }
 
-/// The calibration's cheapest conversion on backend `b` (a constant of the
-/// table): its reference products per byte, and the format.
-std::pair<double, Format> cheapest_conversion(Backend b) {
-  std::pair<double, Format> least{1e300, Format::Csr};
-  for (const Format f : kAllFormats)
-    if (f != Format::Csr && detail::conversion_products(b, f) < least.first)
-      least = {detail::conversion_products(b, f), f};
-  return least;
-}
-
 /// What a plan that keeps CSR without the advice knows of the matrix: its
 /// counts and, on CUDA, the row lengths measured on the device.
 struct Kept {
   std::string why;
-  std::optional<RowLengths> rows;
+  std::optional<RowLengths> lengths;
+  std::optional<detail::Regularity> klass;
+  double gbs = 0;  ///< the model's bandwidth the bound used (0: none)
 };
 
 /// Why a plan may keep the caller's CSR (`C`, in backend `b`'s memory, with
@@ -77,13 +70,11 @@ struct Kept {
 ///   and N products of n columns cost at most N × n SpMVs' work: the bound
 ///   is N × n ≤ c_min × CSR bytes / SpMV bytes moved.
 /// - CUDA: CSR's kernel moves its bytes at `rel` times the reference's
-///   efficiency, which depends on the matrix's class (row lengths): the
-///   bound is N × bytes moved ≤ rel × c_min × CSR bytes, with the class from
-///   the row lengths the CUDA Auto rule measures on the device anyway (one
-///   small kernel, cached with the matrix). Where the model's bandwidth is
-///   known without measuring it (`gbs_option`, or measured earlier), the
-///   conversion's fixed cost is counted too: N x CSR's product ≤ the
-///   cheapest conversion, in seconds.
+///   efficiency, which depends on the matrix's class (row lengths), taken
+///   from the row lengths the CUDA Auto rule measures on the device anyway
+///   (one small kernel, cached with the matrix); the bound is
+///   detail::csr_keep_bound, with the model's bandwidth where it is known
+///   without measuring it (`gbs_option`, or set or measured earlier).
 template <Value T, Index I>
 std::optional<Kept> keep_csr_without_advice(Backend b, const Workload& w, const Csr<T, I>& C,
                                             Algorithm a, double gbs_option) {
@@ -100,7 +91,7 @@ std::optional<Kept> keep_csr_without_advice(Backend b, const Workload& w, const 
     if (!csr.found || !ref.found || csr.bytes_factor != ref.bytes_factor ||
         csr.row_s != ref.row_s || csr.entry_s != ref.entry_s || csr.scatter_s != ref.scatter_s)
       return std::nullopt;
-    static const std::pair<double, Format> cheapest = cheapest_conversion(Backend::Cpu);
+    static const std::pair<double, Format> cheapest = detail::cheapest_conversion(Backend::Cpu);
     const auto [c_min, f_min] = cheapest;
     // One SpMV's bytes (the CSR, x read, y written): the conversions' unit.
     const double moved = static_cast<double>(csr_bytes + (rows + cols) * sizeof(T));
@@ -117,44 +108,36 @@ std::optional<Kept> keep_csr_without_advice(Backend b, const Workload& w, const 
                             "(PlanOptions::always_advise for the ranking)",
                             w.products, w.products == 1 ? "" : "s", n, n == 1 ? "" : "s", spmvs,
                             to_string(f_min), bound),
-                std::nullopt};
+                std::nullopt, std::nullopt, gbs_option};
   }
   if (b != Backend::Cuda || C.space() == Space::Host) return std::nullopt;
   const std::optional<RowLengths> lengths = Registry<T, I>::instance().csr_row_lengths(C, b);
   if (!lengths || !(lengths->stddev >= 0)) return std::nullopt;  // NaN: no class
+  // At the regular/irregular edge (deviation = mean / 2) the host's two-pass
+  // deviation may round to the other class than the device's sum of
+  // squares: advise there, so that the plan and the advice price alike.
+  if (std::abs(lengths->stddev - 0.5 * lengths->mean) <= 1e-9 * (1 + lengths->mean))
+    return std::nullopt;
   const detail::Regularity klass = detail::regularity(lengths->max, lengths->mean, lengths->stddev);
-  static const std::pair<double, Format> cheapest = cheapest_conversion(Backend::Cuda);
-  const auto [c_min, f_min] = cheapest;
-  // In the model CSR's product costs the kernel's fixed cost plus its
-  // bytes moved at the reference's efficiency times `rel`; the cheapest
-  // conversion at least its fixed cost plus c_min x the CSR's bytes at the
-  // reference's efficiency. Without the model's bandwidth, N products stay
-  // below it when both their bytes (over rel) and their fixed costs do;
-  // with it (given, or measured earlier in this process), when their
-  // total does: the conversion's fixed cost then also covers the bytes of
-  // small matrices, whose products are mostly fixed cost.
-  const double ref = detail::reference_efficiency(b, klass);
-  const double rel = detail::product_efficiency(b, Format::Csr, a, klass).efficiency / ref;
-  if (!(rel > 0)) return std::nullopt;
-  const double moved = static_cast<double>(csr_bytes + (rows + cols) * n * sizeof(T));
-  const double csr_fixed = detail::product_fixed_s(b, Format::Csr, a);
-  const double conv_fixed = detail::conversion_fixed_s(b);
-  const double conv_bytes = c_min * static_cast<double>(csr_bytes);
+  // The model's bandwidth when known without measuring it (given, set, or
+  // measured earlier in this process): the conversion's fixed cost then
+  // also counts, which keeps small matrices (products mostly fixed cost).
   const std::optional<double> gbs =
       gbs_option > 0 ? std::optional<double>(gbs_option) : detail::known_advisor_bandwidth(b);
-  double bound = std::min(rel * conv_bytes / moved, conv_fixed / csr_fixed);  // products
-  if (gbs && *gbs > 0) {
-    const double unit = ref * *gbs * 1e9;  // bytes per second at the reference's efficiency
-    bound = (conv_fixed + conv_bytes / unit) / (csr_fixed + moved / (rel * unit));
-  }
-  if (products > bound) return std::nullopt;
-  return Kept{fmt::format("{} product{} of {} column{} cost less than the cheapest conversion ({}, "
-                          "at least {:.3g} products of this {} matrix with csr/{}), so none can "
-                          "repay itself; CSR kept without the advice "
-                          "(PlanOptions::always_advise for the ranking)",
-                          w.products, w.products == 1 ? "" : "s", n, n == 1 ? "" : "s",
-                          to_string(f_min), bound, detail::to_string(klass), to_string(a)),
-              lengths};
+  const double moved = static_cast<double>(csr_bytes + (rows + cols) * n * sizeof(T));
+  const double bound =
+      detail::csr_keep_bound(b, a, klass, static_cast<double>(csr_bytes), moved, gbs);
+  if (!(products <= bound)) return std::nullopt;
+  static const std::pair<double, Format> cheapest = detail::cheapest_conversion(Backend::Cuda);
+  return Kept{
+      fmt::format("{} product{} of {} column{} cost less than the cheapest conversion ({}, "
+                  "at least {:.3g} products of this {} matrix with csr/{}{}), so none can "
+                  "repay itself; CSR kept without the advice "
+                  "(PlanOptions::always_advise for the ranking)",
+                  w.products, w.products == 1 ? "" : "s", n, n == 1 ? "" : "s",
+                  to_string(cheapest.second), bound, detail::to_string(klass), to_string(a),
+                  gbs ? fmt::format(" at {:.0f} GB/s", *gbs) : std::string(" at any bandwidth")),
+      lengths, klass, gbs.value_or(0.0)};
 }
 
 /// Waits for the products enqueued on `backend`.
@@ -271,19 +254,26 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
     const Registry<T, I>& reg = Registry<T, I>::instance();
     const MatrixRef<T, I> m{s.csr_here};
     const SpmmShape shape{work.cols, Layout::RowMajor, Layout::RowMajor, work.cols, work.cols};
-    // The Auto kernel first: on CUDA its rule measures the row lengths the
-    // bound needs.
-    const Algorithm auto_kernel =
-        work.op == Op::Spmv ? reg.choose_spmv(m, s.backend) : reg.choose_spmm(m, s.backend, shape);
+    // The Auto kernel first (on CUDA its rule measures the row lengths the
+    // bound needs), unless no kernel could keep this many products: then its
+    // preprocessing (SpMM's panels, say) would be done for nothing.
+    static const double cuda_most = detail::csr_keep_bound_max(Backend::Cuda);
+    const bool may_keep =
+        s.backend != Backend::Cuda || static_cast<double>(work.products) <= cuda_most;
+    const Algorithm auto_kernel = !may_keep             ? Algorithm::Auto
+                                  : work.op == Op::Spmv ? reg.choose_spmv(m, s.backend)
+                                                        : reg.choose_spmm(m, s.backend, shape);
     if (std::optional<Kept> kept =
-            keep_csr_without_advice(s.backend, work, C, auto_kernel, options.bandwidth_gbs)) {
+            may_keep
+                ? keep_csr_without_advice(s.backend, work, C, auto_kernel, options.bandwidth_gbs)
+                : std::nullopt) {
       r.format = Format::Csr;
       r.algorithm = auto_kernel;
       r.why = fmt::format("csr/{}: {}", to_string(r.algorithm), kept->why);
       Advice& a = r.advice;
       a.work = work;
       a.backend = s.backend;
-      a.bandwidth_gbs = options.bandwidth_gbs;  // 0 unless given: not measured
+      a.bandwidth_gbs = kept->gbs;  // the bound's (0: none, never measured for it)
       a.convert = options.convert;
       // Only the counts (and the row lengths where the backend measured
       // them): the other statistics are what the plan skipped.
@@ -291,13 +281,12 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
       a.stats.cols = C.cols();
       a.stats.nnz = C.nnz();
       a.stats.row_mean = C.rows() > 0 ? static_cast<double>(C.nnz()) / C.rows() : 0.0;
-      if (kept->rows) {
-        a.stats.row_max = kept->rows->max;
-        a.stats.empty_rows = kept->rows->empty;
-        a.stats.row_std = kept->rows->stddev;
-        a.regularity = std::string(detail::to_string(
-            detail::regularity(kept->rows->max, kept->rows->mean, kept->rows->stddev)));
+      if (kept->lengths) {
+        a.stats.row_max = kept->lengths->max;
+        a.stats.empty_rows = kept->lengths->empty;
+        a.stats.row_std = kept->lengths->stddev;
       }
+      if (kept->klass) a.regularity = std::string(detail::to_string(*kept->klass));
       Candidate c;
       c.format = Format::Csr;
       c.algorithm = r.algorithm;
