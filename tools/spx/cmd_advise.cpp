@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__GLIBC__)  // defined by the C library headers above
+#include <malloc.h>
+#endif
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -38,6 +42,18 @@ struct AdviseArgs {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Large buffers from the heap, not from mmap, so that memory freed on the
+/// way (the file's text once parsed, the reader's chunks once in CSR) is
+/// reused by the next allocations instead of being unmapped and faulted in
+/// again 4 KiB at a time. On a 20M-nonzero file (676 MB of text, 2 cores)
+/// `spx advise` answered in 1.7-1.95 s instead of 2.1-2.3 s, its peak
+/// memory 1.48 GB instead of 1.32 (session 20). glibc only.
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_MAX, 0);
+#endif
 }
 
 std::string number_or_never(double v) {
@@ -224,6 +240,7 @@ void add_advise(CLI::App& app) {
   cmd->callback([args] {
     if (args->op == "spmv" && args->cols != 1)
       throw CLI::ValidationError("--cols", "only with --op spmm (spmv has one column)");
+    keep_freed_memory();
     args->types.run([&]<class T, class I>() { advise_file<T, I>(*args); });
   });
 }
