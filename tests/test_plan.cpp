@@ -13,10 +13,12 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "common.hpp"
 #include "core/advisor_model.hpp"
+#include "core/stats.hpp"
 #include "reference/reference.hpp"
 #include "spx/advisor.hpp"
 #include "spx/analysis.hpp"
@@ -669,6 +671,177 @@ TEST(Plan, DeviceOneProductPlanRuns) {
   plan.update_values(std::span<const double>(dv.data(), dv.size()));
   plan.run(1.0, dx, 0.0, dy);
   expect_near_all(dy.to_vector(), csr_product(B, x), "device one-product plan, new values");
+}
+
+// ---- statistics measured where the matrix is --------------------------------------
+
+/// The column counts of a host CSR, written plainly (sets), as a backend's
+/// ColumnReader must measure them.
+template <Value T, Index I>
+ColumnCounts plain_column_counts(const Csr<T, I>& A) {
+  const I* ptr = A.row_ptr().data();
+  const I* col = A.col_idx().data();
+  const std::int64_t m = A.rows();
+  ColumnCounts c;
+  std::set<std::int64_t> diagonals;
+  std::array<std::set<std::pair<std::int64_t, std::int64_t>>, 7> blocks;
+  for (std::int64_t r = 0; r < m; ++r) {
+    const bool empty = ptr[r + 1] == ptr[r];
+    c.first.push_back(empty ? -1 : std::int64_t{col[ptr[r]]});
+    c.last.push_back(empty ? -1 : std::int64_t{col[ptr[r + 1] - 1]});
+    std::set<std::int64_t> previous_lines;
+    if (r > 0)
+      for (I k = ptr[r - 1]; k < ptr[r]; ++k)
+        previous_lines.insert(col[k] / MatrixStats::kScatterLine);
+    for (I k = ptr[r]; k < ptr[r + 1]; ++k) {
+      diagonals.insert(std::int64_t{col[k]} - r);
+      for (int b = 2; b <= 8; ++b)
+        blocks[static_cast<std::size_t>(b - 2)].insert({r / b, col[k] / b});
+      const std::int64_t line = col[k] / MatrixStats::kScatterLine;
+      const bool same = k > ptr[r] && col[k - 1] / MatrixStats::kScatterLine == line;
+      c.scattered += !same && !previous_lines.contains(line);
+    }
+  }
+  c.diagonals = static_cast<std::int64_t>(diagonals.size());
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    c.blocks[b] = static_cast<std::int64_t>(blocks[b].size());
+  return c;
+}
+
+void expect_same_stats(const MatrixStats& got, const MatrixStats& want) {
+  EXPECT_EQ(got.rows, want.rows);
+  EXPECT_EQ(got.cols, want.cols);
+  EXPECT_EQ(got.nnz, want.nnz);
+  EXPECT_EQ(got.density, want.density);
+  EXPECT_EQ(got.row_mean, want.row_mean);
+  EXPECT_NEAR(got.row_std, want.row_std, 1e-12 * (1 + want.row_std));
+  EXPECT_EQ(got.row_min, want.row_min);
+  EXPECT_EQ(got.row_max, want.row_max);
+  EXPECT_EQ(got.empty_rows, want.empty_rows);
+  EXPECT_EQ(got.diagonals, want.diagonals);
+  EXPECT_EQ(got.lower_bandwidth, want.lower_bandwidth);
+  EXPECT_EQ(got.upper_bandwidth, want.upper_bandwidth);
+  EXPECT_EQ(got.bandwidth, want.bandwidth);
+  for (int b = 2; b <= 8; ++b)
+    EXPECT_EQ(got.fill(b), want.fill(b)) << "b = " << b;
+  EXPECT_EQ(got.scatter, want.scatter);
+}
+
+/// Matrices whose statistics differ in every count: stencils, blocks,
+/// power-law rows, empty rows, a giant row, rectangular shapes.
+const char* const kStatsSpecs[] = {
+    "stencil2d:n=40,points=9", "fem:n=12,block=3",
+    "banded:n=3000",           "chunglu:n=3000,degree=6",
+    "random:n=2000,degree=5",  "denserows:n=2000",
+    "rmat:scale=12,degree=8",  "stencil3d:n=12,points=27,symmetric=1"};
+
+// The statistics from a backend's column counts (for a matrix in device
+// memory) equal the host's: detail::stats_from_counts on counts written
+// plainly against analyze, here on the CPU.
+TEST(Advisor, StatsFromColumnCountsEqualAnalyze) {
+  using T = double;
+  using I = std::int32_t;
+  for (const char* spec : kStatsSpecs) {
+    SCOPED_TRACE(spec);
+    const auto A = gen<T, I>(spec);
+    expect_same_stats(
+        detail::stats_from_counts(A.row_ptr().data(), A.rows(), A.cols(), plain_column_counts(A)),
+        analyze(A));
+  }
+  // Empty rows at both ends, a rectangular shape, no entries at all.
+  const Csr<T, I> B(4, 9, Array<I>(std::vector<I>{0, 0, 3, 3, 3}),
+                    Array<I>(std::vector<I>{1, 4, 8}), Array<T>(std::vector<T>{1, 2, 3}));
+  expect_same_stats(
+      detail::stats_from_counts(B.row_ptr().data(), B.rows(), B.cols(), plain_column_counts(B)),
+      analyze(B));
+  const Csr<T, I> Z(3, 2, Array<I>(std::vector<I>{0, 0, 0, 0}), Array<I>(), Array<T>());
+  expect_same_stats(
+      detail::stats_from_counts(Z.row_ptr().data(), Z.rows(), Z.cols(), plain_column_counts(Z)),
+      analyze(Z));
+  ColumnCounts short_counts = plain_column_counts(B);
+  short_counts.first.pop_back();
+  EXPECT_THROW(
+      (void)detail::stats_from_counts(B.row_ptr().data(), B.rows(), B.cols(), short_counts),
+      InternalError);
+}
+
+// A CSR in device memory is analysed and advised on the device (its columns
+// never travel): the statistics, footprints, refusals and predictions equal
+// the host copy's, in both precisions and index types, symmetric matrices
+// (SYM_CSR, SYM_DIA feasible) and asymmetric ones (refused) included; a
+// device plan that advises picks what the host advice picks.
+template <Value T, Index I>
+void expect_device_advice_matches() {
+  for (const char* spec : kStatsSpecs) {
+    SCOPED_TRACE(spec);
+    const auto A = gen<T, I>(spec);
+    const Csr<T, I> dA = A.to(Space::Device);
+    expect_same_stats(analyze(dA), analyze(A));
+    for (const Workload& w : {products(1), products(1000)}) {
+      AdvisorOptions o;
+      o.backend = Backend::Cuda;
+      o.bandwidth_gbs = 2000;
+      o.allow_reduced_precision = true;
+      const Advice h = advise(A, w, o), d = advise(dA, w, o);
+      expect_same_stats(d.stats, h.stats);
+      EXPECT_EQ(d.regularity, h.regularity);
+      ASSERT_EQ(d.candidates.size(), h.candidates.size());
+      for (std::size_t i = 0; i < h.candidates.size(); ++i) {
+        const Candidate &x = d.candidates[i], &y = h.candidates[i];
+        SCOPED_TRACE(fmt::format("{}/{}", to_string(y.format), to_string(y.algorithm)));
+        EXPECT_EQ(x.format, y.format);
+        EXPECT_EQ(x.algorithm, y.algorithm);
+        EXPECT_EQ(x.bytes, y.bytes);
+        EXPECT_EQ(x.feasible, y.feasible);
+        // The symmetric formats' refusals name the entry each side met first.
+        if (y.format != Format::SymCsr && y.format != Format::SymDia) {
+          EXPECT_EQ(x.reason, y.reason);
+        }
+        EXPECT_NEAR(x.product_s, y.product_s, 1e-12 * y.product_s);
+        EXPECT_NEAR(x.convert_s, y.convert_s, 1e-12 * y.convert_s);
+      }
+      EXPECT_EQ(d.chosen().format, h.chosen().format);
+    }
+    PlanOptions po;
+    po.bandwidth_gbs = 2000;
+    const Plan<T, I> plan(dA, products(1000), po);
+    AdvisorOptions o;
+    o.backend = Backend::Cuda;
+    o.bandwidth_gbs = 2000;
+    const Advice h = advise(A, products(1000), o);
+    EXPECT_EQ(plan.report().format, h.chosen().format);
+    EXPECT_EQ(plan.report().algorithm, h.chosen().algorithm);
+  }
+}
+
+TEST(Advisor, DeviceAdviceEqualsTheHostAdvice) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  expect_device_advice_matches<double, std::int32_t>();
+  expect_device_advice_matches<float, std::int64_t>();
+  // A symmetric pattern with one value changed: SYM_CSR and SYM_DIA are
+  // refused on the device as on the host, each naming itself.
+  using T = double;
+  using I = std::int32_t;
+  Csr<T, I> A = gen<T, I>("stencil2d:n=30,points=5,symmetric=1");
+  // An entry off the diagonal in row 7.
+  const I k = A.row_ptr().data()[7] + (A.col_idx().data()[A.row_ptr().data()[7]] == 7 ? 1 : 0);
+  ASSERT_NE(A.col_idx().data()[k], 7);
+  A.values().data()[k] += 1;
+  const Csr<T, I> dA = A.to(Space::Device);
+  AdvisorOptions o;
+  o.backend = Backend::Cuda;
+  o.bandwidth_gbs = 2000;
+  const Advice d = advise(dA, products(1000), o);
+  int refused = 0;
+  for (const Candidate& c : d.candidates)
+    if (c.format == Format::SymCsr || c.format == Format::SymDia) {
+      EXPECT_FALSE(c.feasible);
+      EXPECT_NE(c.reason.find(c.format == Format::SymCsr ? "SYM_CSR" : "SYM_DIA"),
+                std::string::npos)
+          << c.reason;
+      ++refused;
+    }
+  EXPECT_GT(refused, 0);
 }
 
 // ---- footprints without conversion ---------------------------------------------------

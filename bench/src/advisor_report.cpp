@@ -91,6 +91,9 @@ void summarize_advisor(Results& res) {
       double worst_first = 0;
       int first_builds = 0;
       std::string worst_first_matrix;
+      double log_device_speedup = 0, worst_device = 0;
+      int device_advices = 0, device_disagreements = 0;
+      std::string worst_device_matrix;
       std::string worst_matrix;
       int judged = 0, csr_judged = 0, unmeasured = 0;
       for (const AdvisorPick& pick : res.advisor_picks) {
@@ -179,6 +182,22 @@ void summarize_advisor(Results& res) {
             worst_first_matrix = pick.matrix;
           }
         }
+        // Device runs: the advice on the device against a host copy and
+        // the host's advice, and in CSR-Auto products.
+        std::optional<double> device_speedup, device_products;
+        if (pick.device_advise_s && pick.host_copy_s && *pick.device_advise_s > 0) {
+          device_speedup = (*pick.host_copy_s + pick.advise_s) / *pick.device_advise_s;
+          log_device_speedup += std::log(*device_speedup);
+          ++device_advices;
+          device_disagreements += pick.device_agrees == false;
+          if (csr_auto != nullptr && csr_auto->time_s && *csr_auto->time_s > 0) {
+            device_products = *pick.device_advise_s / *csr_auto->time_s;
+            if (*device_products > worst_device) {
+              worst_device = *device_products;
+              worst_device_matrix = pick.matrix;
+            }
+          }
+        }
         entries.push_back(
             {{"matrix", pick.matrix},
              {"products", n},
@@ -200,7 +219,12 @@ void summarize_advisor(Results& res) {
              {"plan_build_over_csr_auto_product", number(build_products)},
              {"plan_first_build_s", number(pick.plan_first_build_s)},
              {"first_product_s", number(pick.first_product_s)},
-             {"plan_first_build_over_first_product", number(first_ratio)}});
+             {"plan_first_build_over_first_product", number(first_ratio)},
+             {"device_advise_s", number(pick.device_advise_s)},
+             {"host_copy_s", number(pick.host_copy_s)},
+             {"host_over_device_advice", number(device_speedup)},
+             {"device_advise_products", number(device_products)},
+             {"device_agrees", pick.device_agrees ? json(*pick.device_agrees) : json()}});
       }
       by_n.push_back(
           {{"products", n},
@@ -223,7 +247,13 @@ void summarize_advisor(Results& res) {
            {"first_builds", first_builds},
            {"max_plan_first_build_over_first_product",
             first_builds > 0 ? json(worst_first) : json()},
-           {"max_plan_first_build_matrix", worst_first_matrix}});
+           {"max_plan_first_build_matrix", worst_first_matrix},
+           {"device_advices", device_advices},
+           {"geomean_host_over_device_advice",
+            device_advices > 0 ? json(std::exp(log_device_speedup / device_advices)) : json()},
+           {"max_device_advise_products", worst_device > 0 ? json(worst_device) : json()},
+           {"max_device_advise_matrix", worst_device_matrix},
+           {"device_disagreements", device_disagreements}});
     }
     precisions.push_back(
         {{"precision", to_string(p)}, {"by_products", by_n}, {"entries", entries}});
@@ -274,6 +304,17 @@ std::string advisor_table(const Results& res) {
             b["products"].get<std::int64_t>() == 1 ? "" : "s",
             num(b["max_plan_first_build_over_first_product"]),
             b["max_plan_first_build_matrix"].get<std::string>(), b["first_builds"].get<int>());
+    for (const json& b : p["by_products"])
+      if (b.value("device_advices", 0) > 0)
+        out += fmt::format(
+            "  {:<4} advice for {} product{} on the device matrix: {}x faster than a host copy "
+            "and the host's advice (geomean over {}), {} CSR-Auto products at most ({}); "
+            "{} picks differ from the host's\n",
+            p["precision"].get<std::string>(), b["products"].get<std::int64_t>(),
+            b["products"].get<std::int64_t>() == 1 ? "" : "s",
+            num(b["geomean_host_over_device_advice"]), b["device_advices"].get<int>(),
+            num(b["max_device_advise_products"]), b["max_device_advise_matrix"].get<std::string>(),
+            b["device_disagreements"].get<int>());
   }
   return out;
 }

@@ -317,6 +317,14 @@ struct AdvisorPick {
   /// over another fresh upload (its preprocessing included), synchronized.
   std::optional<double> plan_first_build_s;
   std::optional<double> first_product_s;
+  /// Device runs: the same advice over the uploaded CSR, its statistics
+  /// measured on the device (the least of two, so that the kernels' lazy
+  /// loading is not counted), and the copy of that CSR to the host, which a
+  /// device plan paid before its advice until session 21.
+  std::optional<double> device_advise_s;
+  std::optional<double> host_copy_s;
+  /// Whether the device's advice picked what the host's did (it must).
+  std::optional<bool> device_agrees;
 };
 
 /// Candidates a tuning plan measures (PlanOptions::tune_candidates), from

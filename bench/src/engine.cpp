@@ -63,6 +63,7 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
   const auto say = detail::progress_of<T>(config, info.name);
   const std::size_t first_record = results.records.size();
   std::optional<Csr<T, I>> device_A;  // uploaded once, for the device conversions
+  std::optional<double> host_copy_s;  // its copy back to the host, timed once
 
   // x from the run's seed, so every matrix with n columns sees the same x.
   say("reference");
@@ -97,6 +98,27 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
         pick.advise_s = a.advise_s;
         for (std::size_t i : tuning_candidates(a, kAdvisorTuneCandidates))
           pick.tune_candidates.emplace_back(a.candidates[i].format, a.candidates[i].algorithm);
+        if (space == Space::Device) {
+          // The advice where the matrix is, against a host copy and the
+          // host's advice (what a device plan did before).
+          if (!device_A) device_A = A.to(Space::Device);
+          if (!host_copy_s) {
+            timer.synchronize();
+            const auto t0 = std::chrono::steady_clock::now();
+            const Csr<T, I> copy = device_A->to(Space::Host);
+            host_copy_s =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          }
+          pick.host_copy_s = host_copy_s;
+          double least = std::numeric_limits<double>::infinity();
+          for (int rep = 0; rep < 2; ++rep) {
+            const Advice d = advise(*device_A, work, ao);
+            least = std::min(least, d.advise_s);
+            pick.device_agrees = d.chosen().format == a.chosen().format &&
+                                 d.chosen().algorithm == a.chosen().algorithm;
+          }
+          pick.device_advise_s = least;
+        }
         results.advisor_picks.push_back(std::move(pick));
       } catch (const Error&) {
         // No pick (no kernel on the backend): the report counts the matrix as unadvised.

@@ -66,7 +66,12 @@ constexpr Field kAdvisorProducts[] = {
     {"max_plan_build_matrix", K::String, kOpt},
     {"first_builds", K::Integer, kOpt},
     {"max_plan_first_build_over_first_product", K::NumberOrNull, kOpt},
-    {"max_plan_first_build_matrix", K::String, kOpt}};
+    {"max_plan_first_build_matrix", K::String, kOpt},
+    {"device_advices", K::Integer, kOpt},
+    {"geomean_host_over_device_advice", K::NumberOrNull, kOpt},
+    {"max_device_advise_products", K::NumberOrNull, kOpt},
+    {"max_device_advise_matrix", K::String, kOpt},
+    {"device_disagreements", K::Integer, kOpt}};
 constexpr Field kAdvisorEntry[] = {{"matrix", K::String},
                                    {"products", K::Integer},
                                    {"pick", K::String},
@@ -86,7 +91,12 @@ constexpr Field kAdvisorEntry[] = {{"matrix", K::String},
                                    {"plan_build_over_csr_auto_product", K::NumberOrNull, kOpt},
                                    {"plan_first_build_s", K::NumberOrNull, kOpt},
                                    {"first_product_s", K::NumberOrNull, kOpt},
-                                   {"plan_first_build_over_first_product", K::NumberOrNull, kOpt}};
+                                   {"plan_first_build_over_first_product", K::NumberOrNull, kOpt},
+                                   {"device_advise_s", K::NumberOrNull, kOpt},
+                                   {"host_copy_s", K::NumberOrNull, kOpt},
+                                   {"host_over_device_advice", K::NumberOrNull, kOpt},
+                                   {"device_advise_products", K::NumberOrNull, kOpt},
+                                   {"device_agrees", K::BoolOrNull, kOpt}};
 constexpr Field kRun[] = {
     {"spx_version", K::String}, {"commit", K::String},   {"commit_dirty", K::Bool},
     {"date", K::String},        {"host", K::String},     {"compiler", K::String},

@@ -113,9 +113,11 @@ struct Advice {
   const Candidate& chosen() const { return candidates.at(pick); }
 };
 
-/// The advice for a host CSR matrix (statistics are O(nnz); no conversion is
-/// run). `current` is the format the caller's matrix is in (its conversion
-/// costs nothing); every other candidate is converted from CSR.
+/// The advice for a CSR matrix (statistics are O(nnz); no conversion is
+/// run). A matrix in device memory is measured there by its backend: only
+/// its row pointers are copied to the host (analyze). `current` is the
+/// format the caller's matrix is in (its conversion costs nothing); every
+/// other candidate is converted from CSR.
 template <Value T, Index I>
 Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& options = {},
               Format current = Format::Csr);

@@ -42,7 +42,9 @@ struct MatrixStats {
   static constexpr std::int64_t kScatterLine = 8;
 };
 
-/// Host CSR only.
+/// The statistics of A. A CSR in device memory is measured there by its
+/// backend (CUDA): its row pointers are copied to the host, its columns and
+/// values are not; the numbers are the host's.
 template <Value T, Index I>
 MatrixStats analyze(const Csr<T, I>& A);
 

@@ -6,11 +6,13 @@
 // benchmarked without further wiring.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spx/batch/batch.hpp"
@@ -101,6 +103,41 @@ struct RowLengths {
   double stddev = 0;
 };
 
+/// The statistics of a CSR that read its column indices (the advisor's,
+/// src/core/advisor.cpp), measured by a backend where the matrix lives, so
+/// that a matrix in device memory is advised without a host copy of its
+/// columns and values. Each count equals the host's (`analyze` and the
+/// advisor's footprints), exactly.
+struct ColumnCounts {
+  std::int64_t diagonals = 0;            ///< distinct column − row (MatrixStats::diagonals)
+  std::array<std::int64_t, 7> blocks{};  ///< aligned b×b blocks holding an entry, b = 2..8
+  /// Entries whose line of x is neither the row's previous entry's nor one of
+  /// the previous row's lines: MatrixStats::scatter × nnz.
+  std::int64_t scattered = 0;
+  /// Per row: its first and last column; −1 in both for an empty row.
+  std::vector<std::int64_t> first, last;
+};
+
+/// Distinct diagonals of the hacks of H rows (HDI's footprint): in all, and
+/// in the last hack.
+struct HackDiagonals {
+  std::int64_t total = 0;
+  std::int64_t last = 0;
+};
+
+/// How a backend measures the column statistics of a CSR in its memory.
+/// `symmetric_diagonal` returns the number of stored diagonal entries of a
+/// symmetric matrix (values compared as SYM_CSR's conversion does) and throws
+/// Unsupported, naming `format`, for one that is not (or not square).
+template <Value T, Index I>
+struct ColumnReader {
+  std::function<ColumnCounts(const Csr<T, I>&)> counts;
+  std::function<HackDiagonals(const Csr<T, I>&, std::int64_t H)> hack_diagonals;
+  /// Aligned b×b blocks holding an entry, for any b ≥ 1.
+  std::function<std::int64_t(const Csr<T, I>&, std::int64_t b)> blocks;
+  std::function<std::int64_t(const Csr<T, I>&, std::string_view format)> symmetric_diagonal;
+};
+
 /// A conversion from CSR executed by one backend where the matrix lives; the
 /// core has checked the options before it runs (src/core/convert_*.cpp).
 template <Value T, Index I>
@@ -153,6 +190,10 @@ class Registry {
   /// when `b` registers no such function (the CPU: the host statistics,
   /// `analyze`, have them).
   std::optional<RowLengths> csr_row_lengths(const Csr<T, I>& A, Backend b) const;
+  /// How backend `b` measures the column statistics of a CSR in its memory;
+  /// nullptr when it registers none (the CPU: the host statistics read the
+  /// columns directly).
+  const ColumnReader<T, I>* column_reader(Backend b) const;
 
   // ---- registration (used by the backends while the registry is built) ----
 
@@ -160,6 +201,10 @@ class Registry {
   /// Sets how backend `b` measures the row lengths of a CSR in its memory.
   void set_csr_row_lengths(Backend b, std::function<RowLengths(const Csr<T, I>&)> f) {
     row_lengths_.push_back({b, std::move(f)});
+  }
+  /// Sets how backend `b` measures the column statistics of a CSR in its memory.
+  void set_column_reader(Backend b, ColumnReader<T, I> r) {
+    column_readers_.push_back({b, std::move(r)});
   }
   /// Registers the conversion CSR → M on `backend`.
   template <class M>
@@ -253,6 +298,7 @@ class Registry {
 
   std::vector<std::pair<Backend, VectorOps<T>>> vector_ops_;
   std::vector<std::pair<Backend, std::function<RowLengths(const Csr<T, I>&)>>> row_lengths_;
+  std::vector<std::pair<Backend, ColumnReader<T, I>>> column_readers_;
   std::vector<Conversion<T, I>> conversions_;
   std::vector<SpmvKernel<T, I>> spmv_;
   std::vector<AutoRule<MatrixRef<T, I>>> spmv_rules_;

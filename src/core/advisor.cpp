@@ -23,6 +23,7 @@
 #include "core/out_of_memory.hpp"
 #include "core/padded.hpp"
 #include "core/padded_size.hpp"
+#include "core/stats.hpp"
 #include "spx/core/error.hpp"
 #include "spx/registry.hpp"
 
@@ -132,8 +133,8 @@ struct Profile {
 /// diagonal (m + n − 1 slots per thread) where that costs no more than a few
 /// words per nonzero and row; else a sort of the hack's offsets.
 template <Index I>
-std::vector<std::int64_t> hack_diagonals(const I* ptr, const I* col, std::int64_t m, std::int64_t n,
-                                         std::int64_t H) {
+HackDiagonals hack_diagonals(const I* ptr, const I* col, std::int64_t m, std::int64_t n,
+                             std::int64_t H) {
   const std::int64_t nh = (m + H - 1) / H;
   const std::int64_t nnz = ptr[m];
   const bool global_marks = m + n <= 2 * (nnz + m) + (std::int64_t{1} << 16);
@@ -186,7 +187,11 @@ std::vector<std::int64_t> hack_diagonals(const I* ptr, const I* col, std::int64_
     }
   }
   first.rethrow();
-  return diags;
+  HackDiagonals out;
+  for (std::int64_t x : diags)
+    out.total += x;
+  out.last = nh > 0 ? diags.back() : 0;
+  return out;
 }
 
 /// Aligned b×b blocks holding an entry (for b > 8, which analyze does not count).
@@ -255,16 +260,72 @@ std::string refusal(F&& check) {
   return {};
 }
 
+/// The column indices as the profile reads them: a host CSR's own, or, for
+/// a CSR in device memory, what its backend measures there (ColumnReader),
+/// with a host copy of the row pointers only.
+template <Value T, Index I>
+class Columns {
+ public:
+  explicit Columns(const Csr<T, I>& A) : A_(A) {
+    if (A.space() == Space::Host) {
+      ptr_ = A.row_ptr().data();
+      col_ = A.col_idx().data();
+      return;
+    }
+    reader_ = Registry<T, I>::instance().column_reader(Backend::Cuda);
+    if (reader_ == nullptr)
+      throw InvalidInput(
+          fmt::format("advise: the matrix is in {} memory, which no backend of this build measures",
+                      to_string(A.space())));
+    ptr_copy_ = A.row_ptr().to(Space::Host);
+    ptr_ = ptr_copy_.data();
+    counts_ = reader_->counts(A);
+  }
+  /// Host row pointers (rows + 1).
+  const I* ptr() const { return ptr_; }
+  MatrixStats stats() const {
+    return reader_ ? detail::stats_from_counts(ptr_, A_.rows(), A_.cols(), counts_) : analyze(A_);
+  }
+  /// The first and last column of row r, which holds an entry.
+  std::int64_t first(std::int64_t r) const {
+    return reader_ ? counts_.first[static_cast<std::size_t>(r)] : std::int64_t{col_[ptr_[r]]};
+  }
+  std::int64_t last(std::int64_t r) const {
+    return reader_ ? counts_.last[static_cast<std::size_t>(r)]
+                   : std::int64_t{col_[ptr_[r + 1] - 1]};
+  }
+  HackDiagonals hack_diagonals(std::int64_t H) const {
+    return reader_ ? reader_->hack_diagonals(A_, H)
+                   : spx::hack_diagonals(ptr_, col_, A_.rows(), A_.cols(), H);
+  }
+  std::int64_t blocks(std::int64_t b) const {
+    return reader_ ? reader_->blocks(A_, b) : count_blocks(ptr_, col_, A_.rows(), A_.cols(), b);
+  }
+  /// The diagonal entries of a symmetric A; throws Unsupported, naming
+  /// `format`, where A is not symmetric.
+  std::int64_t symmetric_diagonal(std::string_view format) const {
+    return reader_ ? reader_->symmetric_diagonal(A_, format) : detail::check_symmetric(A_, format);
+  }
+
+ private:
+  const Csr<T, I>& A_;
+  const ColumnReader<T, I>* reader_ = nullptr;
+  Array<I> ptr_copy_;
+  ColumnCounts counts_;
+  const I* ptr_ = nullptr;
+  const I* col_ = nullptr;  // host only
+};
+
 template <Value T, Index I>
 Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   using detail::padded_bytes;
   Profile p;
-  p.stats = analyze(A);
+  const Columns<T, I> columns(A);
+  p.stats = columns.stats();
   const MatrixStats& s = p.stats;
   p.csr_bytes = A.bytes();
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz();
-  const I* ptr = A.row_ptr().data();
-  const I* col = A.col_idx().data();
+  const I* ptr = columns.ptr();
   const auto len = [&](std::int64_t r) { return static_cast<std::int64_t>(ptr[r + 1] - ptr[r]); };
   constexpr auto SI = static_cast<std::int64_t>(sizeof(I));
   constexpr auto ST = static_cast<std::int64_t>(sizeof(T));
@@ -356,8 +417,8 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
           const std::int64_t r = order[static_cast<std::size_t>(i)];
           w = std::max(w, len(r));
           if (len(r) > 0) {
-            lo = std::min<std::int64_t>(lo, col[ptr[r]]);
-            hi = std::max<std::int64_t>(hi, col[ptr[r + 1] - 1]);
+            lo = std::min(lo, columns.first(r));
+            hi = std::max(hi, columns.last(r));
           }
         }
         w = (w + tpr - 1) / tpr * tpr;
@@ -448,12 +509,8 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
             "padding",
             nh, H, hll_stored, f.bytes, limit, o.max_bytes_floor, o.max_expansion));
       }
-      const std::vector<std::int64_t> d = hack_diagonals(ptr, col, m, n, H);
-      std::int64_t total = 0;
-      for (std::int64_t x : d)
-        total += x;
+      const auto [total, last] = columns.hack_diagonals(H);
       const std::int64_t last_rows = nh > 0 ? m - (nh - 1) * H : 0;
-      const std::int64_t last = nh > 0 ? d.back() : 0;
       const detail::PaddedSize size = detail::hdi_size<T, I>(H, nh, total, last_rows, last);
       f.bytes = size.bytes;
       f.stored = size.values;
@@ -473,7 +530,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   {
     Footprint& f = at(Format::SymCsr);
     f.refused = refusal([&] {
-      diagonal = detail::check_symmetric(A);
+      diagonal = columns.symmetric_diagonal("SYM_CSR");
       f.bytes = (m + 1) * SI + (nnz + diagonal) / 2 * (SI + ST);
       f.stored = (nnz + diagonal) / 2;
     });
@@ -485,7 +542,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   {
     Footprint& f = at(Format::SymDia);
     f.refused = refusal([&] {
-      if (diagonal < 0) (void)detail::check_symmetric(A, "SYM_DIA");  // throws, naming SYM_DIA
+      if (diagonal < 0) (void)columns.symmetric_diagonal("SYM_DIA");  // throws, naming SYM_DIA
       const std::int64_t lower = (s.diagonals + (diagonal > 0 ? 1 : 0)) / 2;
       const detail::PaddedSize size = detail::dia_size<T, I>(m, lower);
       f.bytes = size.bytes;
@@ -507,7 +564,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
         blocks = std::llround(static_cast<double>(nnz) /
                               (static_cast<double>(b * b) * s.fill(static_cast<int>(b))));
       else
-        blocks = count_blocks(ptr, col, m, n, b);
+        blocks = columns.blocks(b);
       const std::int64_t block_rows = (m + b - 1) / b;
       f.entries = blocks;
       f.stored = blocks * b * b;
@@ -563,8 +620,6 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
               Format current) {
   return detail::name_allocation_failures("advise", [&] {
     check_workload(work);
-    if (A.space() != Space::Host)
-      throw InvalidInput("advise: the matrix must be in host memory (the statistics read it)");
     const auto t0 = std::chrono::steady_clock::now();
     Advice adv;
     adv.work = work;

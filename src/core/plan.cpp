@@ -305,10 +305,8 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
     }
   }
 
-  // The advice, on a host copy of the CSR when the matrix is on the device.
-  std::optional<Csr<T, I>> host_copy;
-  if (s.csr->space() != Space::Host) host_copy = s.csr->to(Space::Host);
-  const Csr<T, I>& H = host_copy ? *host_copy : *s.csr;
+  // The advice, where the CSR is: a device CSR's statistics are measured on
+  // the device (only its row pointers come to the host).
   AdvisorOptions ao;
   ao.backend = s.backend;
   ao.bandwidth_gbs = options.bandwidth_gbs;
@@ -316,8 +314,7 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
   ao.all_csr_kernels = options.algorithm != Algorithm::Auto;
   ao.allow_reduced_precision =
       options.allow_reduced_precision || (options.format && reduced_precision(*options.format));
-  r.advice = advise(H, work, ao, current);
-  host_copy.reset();
+  r.advice = advise(*s.csr, work, ao, current);
   std::vector<Candidate>& cands = r.advice.candidates;
 
   // Forced format or kernel: the best feasible candidate that matches.

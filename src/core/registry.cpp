@@ -50,6 +50,13 @@ std::optional<RowLengths> Registry<T, I>::csr_row_lengths(const Csr<T, I>& A, Ba
   return std::nullopt;
 }
 
+template <Value T, Index I>
+const ColumnReader<T, I>* Registry<T, I>::column_reader(Backend b) const {
+  for (const auto& [backend, r] : column_readers_)
+    if (backend == b) return &r;
+  return nullptr;
+}
+
 namespace {
 
 /// The kernel registered for (format, algorithm, backend), or nullptr.

@@ -10,13 +10,16 @@
 #include <limits>
 #include <vector>
 
+#include <fmt/format.h>
 #include <omp.h>
 
 #include "common/first_error.hpp"
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
 #include "core/out_of_memory.hpp"
+#include "core/stats.hpp"
 #include "spx/analysis.hpp"
+#include "spx/registry.hpp"
 
 namespace spx {
 namespace {
@@ -135,55 +138,101 @@ double scatter_fraction(const I* ptr, const I* col, std::int64_t m, std::int64_t
   return static_cast<double>(misses) / static_cast<double>(nnz);
 }
 
-}  // namespace
-
-template <Value T, Index I>
-MatrixStats analyze(const Csr<T, I>& A) try {
-  detail::require_host(A.space(), "analyze");
+/// The row counts of MatrixStats (rows, cols, nnz, density, the row
+/// lengths' mean, deviation, least, longest and empty rows), from the row
+/// pointers alone.
+template <Index I>
+MatrixStats row_statistics(const I* ptr, std::int64_t m, std::int64_t n) {
   MatrixStats s;
-  s.rows = A.rows();
-  s.cols = A.cols();
-  s.nnz = A.nnz();
+  s.rows = m;
+  s.cols = n;
+  s.nnz = m > 0 ? std::int64_t{ptr[m]} : 0;
   if (s.rows > 0 && s.cols > 0)
     s.density = static_cast<double>(s.nnz) / (static_cast<double>(s.rows) * s.cols);
-  const I* ptr = A.row_ptr().data();
-  const I* col = A.col_idx().data();
-  const std::int64_t m = s.rows;
-
-  // Row lengths and bandwidths.
   std::int64_t rmin = m > 0 ? std::numeric_limits<std::int64_t>::max() : 0, rmax = 0, empty = 0;
-  std::int64_t lower = 0, upper = 0;
   double sum_sq = 0;
   const double mean = m > 0 ? static_cast<double>(s.nnz) / m : 0.0;
-#pragma omp parallel for reduction(min : rmin) reduction(max : rmax, lower, upper) \
-    reduction(+ : empty, sum_sq) schedule(static, 4096)
+#pragma omp parallel for reduction(min : rmin) reduction(max : rmax) reduction(+ : empty, sum_sq) \
+    schedule(static, 4096)
   for (std::int64_t r = 0; r < m; ++r) {
     const std::int64_t len = ptr[r + 1] - ptr[r];
     rmin = std::min(rmin, len);
     rmax = std::max(rmax, len);
     empty += len == 0;
     sum_sq += (len - mean) * (len - mean);
-    if (len > 0) {
-      lower = std::max<std::int64_t>(lower, r - col[ptr[r]]);
-      upper = std::max<std::int64_t>(upper, col[ptr[r + 1] - 1] - r);
-    }
   }
   s.row_min = rmin;
   s.row_max = rmax;
   s.empty_rows = empty;
   s.row_mean = mean;
   s.row_std = m > 0 ? std::sqrt(sum_sq / m) : 0.0;
+  return s;
+}
+
+/// Lower and upper bandwidth from each row's first and last column.
+template <class First, class Last>
+void set_bandwidth(MatrixStats& s, First&& first, Last&& last) {
+  std::int64_t lower = 0, upper = 0;
+  const std::int64_t m = s.rows;
+#pragma omp parallel for reduction(max : lower, upper) schedule(static, 4096)
+  for (std::int64_t r = 0; r < m; ++r)
+    if (const std::int64_t f = first(r); f >= 0) {
+      lower = std::max(lower, r - f);
+      upper = std::max(upper, last(r) - r);
+    }
   s.lower_bandwidth = lower;
   s.upper_bandwidth = upper;
   s.bandwidth = s.nnz > 0 ? lower + upper + 1 : 0;
-  s.diagonals = count_diagonals(ptr, col, m, s.cols, s.nnz);
+}
 
-  // Fill of aligned b×b blocks.
-  for (int b = 2; b <= 8; ++b) {
-    const std::int64_t blocks = count_blocks(ptr, col, m, s.cols, s.nnz, b);
-    s.block_fill[b - 2] =
-        blocks > 0 ? static_cast<double>(s.nnz) / (static_cast<double>(blocks) * b * b) : 0.0;
+void set_block_fill(MatrixStats& s, int b, std::int64_t blocks) {
+  s.block_fill[static_cast<std::size_t>(b - 2)] =
+      blocks > 0 ? static_cast<double>(s.nnz) / (static_cast<double>(blocks) * b * b) : 0.0;
+}
+
+}  // namespace
+
+template <Index I>
+MatrixStats detail::stats_from_counts(const I* ptr, std::int64_t rows, std::int64_t cols,
+                                      const ColumnCounts& c) {
+  if (static_cast<std::int64_t>(c.first.size()) != rows ||
+      static_cast<std::int64_t>(c.last.size()) != rows)
+    throw InternalError(fmt::format("stats_from_counts: {} / {} first / last columns for {} rows",
+                                    c.first.size(), c.last.size(), rows));
+  MatrixStats s = row_statistics(ptr, rows, cols);
+  set_bandwidth(
+      s, [&](std::int64_t r) { return c.first[static_cast<std::size_t>(r)]; },
+      [&](std::int64_t r) { return c.last[static_cast<std::size_t>(r)]; });
+  s.diagonals = c.diagonals;
+  for (int b = 2; b <= 8; ++b)
+    set_block_fill(s, b, c.blocks[static_cast<std::size_t>(b - 2)]);
+  s.scatter = s.nnz > 0 ? static_cast<double>(c.scattered) / static_cast<double>(s.nnz) : 0.0;
+  return s;
+}
+
+template <Value T, Index I>
+MatrixStats analyze(const Csr<T, I>& A) try {
+  if (A.space() != Space::Host) {
+    // Where the matrix lives: the row pointers travel, the columns do not.
+    const ColumnReader<T, I>* reader = Registry<T, I>::instance().column_reader(Backend::Cuda);
+    if (reader == nullptr)
+      throw InvalidInput(
+          fmt::format("analyze: the matrix is in {} memory, which no backend of "
+                      "this build measures",
+                      to_string(A.space())));
+    const Array<I> ptr = A.row_ptr().to(Space::Host);
+    return detail::stats_from_counts(ptr.data(), A.rows(), A.cols(), reader->counts(A));
   }
+  const I* ptr = A.row_ptr().data();
+  const I* col = A.col_idx().data();
+  const std::int64_t m = A.rows();
+  MatrixStats s = row_statistics(ptr, m, A.cols());
+  set_bandwidth(
+      s, [&](std::int64_t r) { return ptr[r + 1] > ptr[r] ? std::int64_t{col[ptr[r]]} : -1; },
+      [&](std::int64_t r) { return std::int64_t{col[ptr[r + 1] - 1]}; });
+  s.diagonals = count_diagonals(ptr, col, m, s.cols, s.nnz);
+  for (int b = 2; b <= 8; ++b)
+    set_block_fill(s, b, count_blocks(ptr, col, m, s.cols, s.nnz, b));
   s.scatter = scatter_fraction(ptr, col, m, s.nnz);
   return s;
 } catch (...) {
@@ -193,5 +242,9 @@ MatrixStats analyze(const Csr<T, I>& A) try {
 #define SPX_INST(T, I) template MatrixStats analyze(const Csr<T, I>&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
+template MatrixStats detail::stats_from_counts(const std::int32_t*, std::int64_t, std::int64_t,
+                                               const ColumnCounts&);
+template MatrixStats detail::stats_from_counts(const std::int64_t*, std::int64_t, std::int64_t,
+                                               const ColumnCounts&);
 
 }  // namespace spx

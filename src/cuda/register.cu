@@ -12,6 +12,7 @@
 #include "core/instantiate.hpp"
 #include "cuda/batch_kernels.hpp"
 #include "cuda/csc.hpp"
+#include "cuda/csr_columns.hpp"
 #include "cuda/kernels.hpp"
 #include "spx/core/error.hpp"
 
@@ -54,6 +55,11 @@ void register_cuda_kernels(Registry<T, I>& reg) {
     const cuda::CsrRowStats s = cuda::csr_row_stats(A);
     return RowLengths{s.max_len, s.empty_rows, s.mean, s.stddev};
   });
+  // The advisor's column statistics of a device CSR, without a host copy (csr_columns.cu).
+  reg.set_column_reader(
+      Backend::Cuda,
+      ColumnReader<T, I>{cuda::csr_column_counts<T, I>, cuda::csr_hack_diagonals<T, I>,
+                         cuda::csr_blocks<T, I>, cuda::csr_symmetric_diagonal<T, I>});
 }
 
 #define SPX_INST(T, I) template void register_cuda_kernels(Registry<T, I>&);
