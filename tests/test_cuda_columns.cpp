@@ -119,6 +119,9 @@ void check_counts(const std::string& name, const Csr<T, I>& A) {
   const std::int64_t m = A.rows(), nnz = A.nnz();
   const MatrixStats s = analyze(A);
   const ColumnCounts c = cuda::csr_column_counts(dA);
+  // Under compute-sanitizer (SPX_TEST_SMALL=1) each path once or twice:
+  // racecheck runs every launch slowly.
+  const bool small = small_tests();
 
   EXPECT_EQ(c.diagonals, s.diagonals);
   EXPECT_EQ(c.diagonals, ref_diagonals(A));
@@ -134,34 +137,58 @@ void check_counts(const std::string& name, const Csr<T, I>& A) {
   EXPECT_EQ(c.scattered, ref_scattered(A));
   EXPECT_EQ(c.scattered, nnz > 0 ? std::llround(s.scatter * static_cast<double>(nnz)) : 0);
 
-  // First and last columns, and the bandwidths they give.
-  ASSERT_EQ(static_cast<std::int64_t>(c.first.size()), m);
-  ASSERT_EQ(static_cast<std::int64_t>(c.last.size()), m);
+  EXPECT_EQ(c.lower_bandwidth, s.lower_bandwidth);
+  EXPECT_EQ(c.upper_bandwidth, s.upper_bandwidth);
+
+  // Each row's first and last column (SELL-pack with σ > 1).
+  const RowEnds ends = cuda::csr_row_ends(dA);
+  ASSERT_EQ(static_cast<std::int64_t>(ends.first.size()), m);
+  ASSERT_EQ(static_cast<std::int64_t>(ends.last.size()), m);
   const auto ptr = A.row_ptr().to_vector();
   const auto col = A.col_idx().to_vector();
-  std::int64_t lower = 0, upper = 0;
   for (std::int64_t r = 0; r < m; ++r) {
     const bool empty = ptr[r] == ptr[r + 1];
-    ASSERT_EQ(c.first[r], empty ? -1 : std::int64_t{col[ptr[r]]}) << "row " << r;
-    ASSERT_EQ(c.last[r], empty ? -1 : std::int64_t{col[ptr[r + 1] - 1]}) << "row " << r;
-    if (!empty) {
-      lower = std::max(lower, r - c.first[r]);
-      upper = std::max(upper, c.last[r] - r);
-    }
+    ASSERT_EQ(ends.first[r], empty ? -1 : std::int64_t{col[ptr[r]]}) << "row " << r;
+    ASSERT_EQ(ends.last[r], empty ? -1 : std::int64_t{col[ptr[r + 1] - 1]}) << "row " << r;
   }
-  EXPECT_EQ(lower, s.lower_bandwidth);
-  EXPECT_EQ(upper, s.upper_bandwidth);
+
+  // SELL-pack's packed entries (σ = 1): slices of C rows, widths rounded up
+  // to tpr, packed where their columns span at most kMaxSpan.
+  const std::vector<std::pair<std::int64_t, std::int64_t>> slicings =
+      small ? std::vector<std::pair<std::int64_t, std::int64_t>>{{7, 2}}
+            : std::vector<std::pair<std::int64_t, std::int64_t>>{
+                  {32, 1}, {32, 4}, {1, 1}, {7, 2}, {1000, 1}};
+  for (const auto& [C, tpr] : slicings) {
+    std::int64_t want = 0;
+    for (std::int64_t s0 = 0; s0 < m; s0 += C) {
+      std::int64_t w = 0, lo = A.cols(), hi = -1;
+      for (std::int64_t r = s0; r < std::min(m, s0 + C); ++r) {
+        w = std::max<std::int64_t>(w, ptr[r + 1] - ptr[r]);
+        if (ptr[r + 1] > ptr[r]) {
+          lo = std::min<std::int64_t>(lo, col[ptr[r]]);
+          hi = std::max<std::int64_t>(hi, col[ptr[r + 1] - 1]);
+        }
+      }
+      if (hi - lo <= SellPack<T, I>::kMaxSpan) want += C * ((w + tpr - 1) / tpr * tpr);
+    }
+    EXPECT_EQ(cuda::csr_packed_entries(dA, C, tpr), want) << "C " << C << ", tpr " << tpr;
+  }
 
   // Blocks of any size: searches up to 32, a sort beyond.
-  for (const std::int64_t b : {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 31, 32, 33, 64, 1000})
+  const std::vector<std::int64_t> block_sizes =
+      small ? std::vector<std::int64_t>{1, 2, 9, 33}
+            : std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 31, 32, 33, 64, 1000};
+  for (const std::int64_t b : block_sizes)
     EXPECT_EQ(cuda::csr_blocks(dA, b), ref_blocks(A, b)) << "blocks of " << b;
   EXPECT_EQ(cuda::csr_blocks(dA, std::int64_t{1} << 40), nnz > 0 ? 1 : 0);
 
   // Hack diagonals: searches up to H = 32, a sort beyond; H = m is one hack.
   const std::int64_t m1 = std::max<std::int64_t>(m, 1);
-  for (const std::int64_t H :
-       {std::int64_t{1}, std::int64_t{3}, std::int64_t{31}, std::int64_t{32}, std::int64_t{33},
-        std::int64_t{100}, m1, 10 * m1, std::numeric_limits<std::int64_t>::max()}) {
+  const std::vector<std::int64_t> hack_sizes =
+      small ? std::vector<std::int64_t>{3, 32, 100}
+            : std::vector<std::int64_t>{
+                  1, 3, 31, 32, 33, 100, m1, 10 * m1, std::numeric_limits<std::int64_t>::max()};
+  for (const std::int64_t H : hack_sizes) {
     const HackDiagonals h = cuda::csr_hack_diagonals(dA, H);
     const auto [total, last] = ref_hacks(A, H);
     EXPECT_EQ(h.total, total) << "hacks of " << H;

@@ -114,7 +114,12 @@ struct ColumnCounts {
   /// Entries whose line of x is neither the row's previous entry's nor one of
   /// the previous row's lines: MatrixStats::scatter × nnz.
   std::int64_t scattered = 0;
-  /// Per row: its first and last column; −1 in both for an empty row.
+  std::int64_t lower_bandwidth = 0;  ///< max(row − column, 0) (MatrixStats)
+  std::int64_t upper_bandwidth = 0;  ///< max(column − row, 0)
+};
+
+/// Each row's first and last column; −1 in both for an empty row.
+struct RowEnds {
   std::vector<std::int64_t> first, last;
 };
 
@@ -136,6 +141,13 @@ struct ColumnReader {
   /// Aligned b×b blocks holding an entry, for any b ≥ 1.
   std::function<std::int64_t(const Csr<T, I>&, std::int64_t b)> blocks;
   std::function<std::int64_t(const Csr<T, I>&, std::string_view format)> symmetric_diagonal;
+  /// SELL-pack with σ = 1: the stored entries (C × each slice's longest row,
+  /// rounded up to a multiple of tpr) of the slices of C rows whose columns
+  /// span at most SellPack's kMaxSpan.
+  std::function<std::int64_t(const Csr<T, I>&, std::int64_t C, std::int64_t tpr)> packed_entries;
+  /// Each row's first and last column (SELL-pack with σ > 1, whose slices
+  /// the host orders).
+  std::function<RowEnds(const Csr<T, I>&)> row_ends;
 };
 
 /// A conversion from CSR executed by one backend where the matrix lives; the

@@ -286,13 +286,34 @@ class Columns {
   MatrixStats stats() const {
     return reader_ ? detail::stats_from_counts(ptr_, A_.rows(), A_.cols(), counts_) : analyze(A_);
   }
-  /// The first and last column of row r, which holds an entry.
-  std::int64_t first(std::int64_t r) const {
-    return reader_ ? counts_.first[static_cast<std::size_t>(r)] : std::int64_t{col_[ptr_[r]]};
-  }
-  std::int64_t last(std::int64_t r) const {
-    return reader_ ? counts_.last[static_cast<std::size_t>(r)]
-                   : std::int64_t{col_[ptr_[r + 1] - 1]};
+  /// SELL-pack's packed entries: `stored` entries in all, in slices of C
+  /// rows padded to multiples of tpr, the rows ordered by `order` (σ > 1)
+  /// or kept in place (σ = 1, `order` empty: then a backend counts them
+  /// where the columns are).
+  std::int64_t packed_entries(std::int64_t C, std::int64_t tpr,
+                              const std::vector<std::int64_t>& order) {
+    if (reader_ && order.empty()) return reader_->packed_entries(A_, C, tpr);
+    if (reader_ && ends_.first.empty()) ends_ = reader_->row_ends(A_);
+    const std::int64_t m = A_.rows(), slices = (m + C - 1) / C;
+    const auto row = [&](std::int64_t i) {
+      return order.empty() ? i : order[static_cast<std::size_t>(i)];
+    };
+    std::int64_t packed = 0;
+    for (std::int64_t sl = 0; sl < slices; ++sl) {
+      std::int64_t w = 0, lo = A_.cols(), hi = -1;
+      for (std::int64_t i = sl * C; i < std::min(m, sl * C + C); ++i) {
+        const std::int64_t r = row(i), len = ptr_[r + 1] - ptr_[r];
+        w = std::max(w, len);
+        if (len > 0) {
+          lo = std::min(
+              lo, reader_ ? ends_.first[static_cast<std::size_t>(r)] : std::int64_t{col_[ptr_[r]]});
+          hi = std::max(hi, reader_ ? ends_.last[static_cast<std::size_t>(r)]
+                                    : std::int64_t{col_[ptr_[r + 1] - 1]});
+        }
+      }
+      if (hi - lo <= SellPack<T, I>::kMaxSpan) packed += C * ((w + tpr - 1) / tpr * tpr);
+    }
+    return packed;
   }
   HackDiagonals hack_diagonals(std::int64_t H) const {
     return reader_ ? reader_->hack_diagonals(A_, H)
@@ -312,6 +333,7 @@ class Columns {
   const ColumnReader<T, I>* reader_ = nullptr;
   Array<I> ptr_copy_;
   ColumnCounts counts_;
+  RowEnds ends_;  // a backend's, fetched for SELL-pack with σ > 1
   const I* ptr_ = nullptr;
   const I* col_ = nullptr;  // host only
 };
@@ -320,7 +342,7 @@ template <Value T, Index I>
 Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   using detail::padded_bytes;
   Profile p;
-  const Columns<T, I> columns(A);
+  Columns<T, I> columns(A);
   p.stats = columns.stats();
   const MatrixStats& s = p.stats;
   p.csr_bytes = A.bytes();
@@ -403,28 +425,18 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
     if (f.refused.empty()) {
       const std::int64_t C = o.slice_size, sigma = o.sigma, tpr = o.threads_per_row;
       const std::int64_t slices = (m + C - 1) / C;
-      std::vector<std::int64_t> order(static_cast<std::size_t>(m));
-      for (std::int64_t r = 0; r < m; ++r)
-        order[static_cast<std::size_t>(r)] = r;
-      if (sigma > 1)
+      // The rows in SELL's order: sorted by length within windows of σ.
+      std::vector<std::int64_t> order;
+      if (sigma > 1) {
+        order.resize(static_cast<std::size_t>(m));
+        for (std::int64_t r = 0; r < m; ++r)
+          order[static_cast<std::size_t>(r)] = r;
         for (std::int64_t w = 0; w < m; w += sigma)
           std::stable_sort(order.begin() + w, order.begin() + std::min(m, w + sigma),
                            [&](std::int64_t a, std::int64_t b) { return len(a) > len(b); });
-      std::int64_t stored = 0, packed = 0;
-      for (std::int64_t sl = 0; sl < slices; ++sl) {
-        std::int64_t w = 0, lo = n, hi = -1;
-        for (std::int64_t i = sl * C; i < std::min(m, sl * C + C); ++i) {
-          const std::int64_t r = order[static_cast<std::size_t>(i)];
-          w = std::max(w, len(r));
-          if (len(r) > 0) {
-            lo = std::min(lo, columns.first(r));
-            hi = std::max(hi, columns.last(r));
-          }
-        }
-        w = (w + tpr - 1) / tpr * tpr;
-        stored += C * w;
-        if (hi - lo <= SellPack<T, I>::kMaxSpan) packed += C * w;
       }
+      const std::int64_t stored = sell_stored;  // the same slices as SELL's
+      const std::int64_t packed = columns.packed_entries(C, tpr, order);
       f.bytes = stored * ST + packed * 2 + (stored - packed) * SI +
                 (4 * slices + 2 + m + (sigma > 1 ? m : 0)) * SI;
     }

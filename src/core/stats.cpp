@@ -195,14 +195,10 @@ void set_block_fill(MatrixStats& s, int b, std::int64_t blocks) {
 template <Index I>
 MatrixStats detail::stats_from_counts(const I* ptr, std::int64_t rows, std::int64_t cols,
                                       const ColumnCounts& c) {
-  if (static_cast<std::int64_t>(c.first.size()) != rows ||
-      static_cast<std::int64_t>(c.last.size()) != rows)
-    throw InternalError(fmt::format("stats_from_counts: {} / {} first / last columns for {} rows",
-                                    c.first.size(), c.last.size(), rows));
   MatrixStats s = row_statistics(ptr, rows, cols);
-  set_bandwidth(
-      s, [&](std::int64_t r) { return c.first[static_cast<std::size_t>(r)]; },
-      [&](std::int64_t r) { return c.last[static_cast<std::size_t>(r)]; });
+  s.lower_bandwidth = c.lower_bandwidth;
+  s.upper_bandwidth = c.upper_bandwidth;
+  s.bandwidth = s.nnz > 0 ? c.lower_bandwidth + c.upper_bandwidth + 1 : 0;
   s.diagonals = c.diagonals;
   for (int b = 2; b <= 8; ++b)
     set_block_fill(s, b, c.blocks[static_cast<std::size_t>(b - 2)]);

@@ -15,7 +15,11 @@
 //   scattered       the numerator of scatter_fraction: an entry starting a new
 //                   line of x (kScatterLine columns) in its row, whose line the
 //                   previous row does not touch (a binary search in that row).
-//   first, last     each row's first and last column, one thread per row.
+//   bandwidths      max(row − column) and max(column − row), in the same pass.
+//   packed entries  SELL-pack with σ = 1: a thread per slice of C rows, its
+//                   width and its columns' span.
+//   first, last     each row's first and last column (SELL-pack with σ > 1,
+//                   whose rows the host orders), one thread per row.
 //   hack diagonals  for hacks of at most kSearchRows rows, the search above
 //                   per entry (its diagonal in the rows above it in its hack:
 //                   for banded matrices about one search per entry, at most
@@ -27,11 +31,17 @@
 //                   (hack, diagonal) to fit 64 bits.
 //   blocks (any b)  the same choice: the search for b ≤ kSearchRows, the sort of
 //                   the block columns carrying the rows beyond.
-//   symmetry        SYM_CSR's device test (conv::sym_counts); an entry that
-//                   refutes it is described by a one-thread kernel (its row by
-//                   a binary search in row_ptr, its mirror by one in its
-//                   column's row) and its values read back one by one, so the
-//                   refusal names it with the host's wording.
+//   symmetry        an entry per thread: one above the diagonal looks up its
+//                   mirror (a binary search in its column's row), and the
+//                   entries above, below and on the diagonal are counted; the
+//                   matrix is symmetric when every entry above has its equal
+//                   mirror and as many lie below. An entry that refutes it is
+//                   described by a one-thread kernel (its row by a binary
+//                   search in row_ptr, its mirror by one in its column's row)
+//                   and its values read back one by one, so the refusal names
+//                   it with the host's wording. (The row-per-lanes test of the
+//                   SYM_CSR conversion took 0.9 s on a matrix with four dense
+//                   rows of 2M rows, H100.)
 //
 // Passes over entries use the conversions' tiles (convert_passes.cuh); counts
 // are reduced per block and added with one atomic per block and counter.
@@ -56,6 +66,7 @@
 #include "cuda/primitives.cuh"
 #include "spx/analysis.hpp"
 #include "spx/core/error.hpp"
+#include "spx/formats/sell_pack.hpp"
 
 // From core/convert_checks.hpp (defined in core/convert_checks.cpp), which
 // nvcc cannot include (fmt's compile-time format strings): the refusals of the
@@ -176,11 +187,14 @@ __global__ void __launch_bounds__(kBlock)
                          std::int64_t nnz, std::uint8_t* __restrict__ marks,
                          unsigned long long* __restrict__ counts) {
   unsigned long long c[kPassCounts] = {};
+  unsigned long long band[2] = {0, 0};  // max(i − j, 0), max(j − i, 0)
   conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
     const std::int64_t i = conv::last_le(ptr, lo, hi, k);
     const std::int64_t j = col[k];
     const std::int64_t prev = k > static_cast<std::int64_t>(ptr[i]) ? col[k - 1] : -1;
     if (marks != nullptr) marks[j - i + rows - 1] = 1;
+    if (i > j) band[0] = max(band[0], static_cast<unsigned long long>(i - j));
+    if (j > i) band[1] = max(band[1], static_cast<unsigned long long>(j - i));
 
     // Scattered: a new line of x in the row, which the previous row misses.
     const std::int64_t line = j / kLine;
@@ -229,6 +243,13 @@ __global__ void __launch_bounds__(kBlock)
       c[b - 2] += need >> (b - 2) & 1u;
   });
   add_block_counts(c, counts);
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {
+    for (int off = kWarpSize / 2; off > 0; off /= 2)
+      band[q] = max(band[q], __shfl_down_sync(kFullMask, band[q], off));
+    if (threadIdx.x % kWarpSize == 0 && band[q] != 0)
+      atomicMax(counts + kPassCounts + 1 + q, band[q]);
+  }
 }
 
 /// count[0] += the marks set among the n.
@@ -327,6 +348,58 @@ __global__ void __launch_bounds__(kBlock)
   });
 }
 
+/// counts[0] += C × the width (the longest row, rounded up to a multiple of
+/// tpr) of each slice of C consecutive rows whose columns span at most
+/// `span` (SELL-pack with σ = 1); a thread per slice.
+template <class I>
+__global__ void __launch_bounds__(kBlock)
+    packed_slices_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t rows,
+                         std::int64_t cols, std::int64_t C, std::int64_t tpr, std::int64_t span,
+                         unsigned long long* __restrict__ counts) {
+  unsigned long long c[1] = {0};
+  const std::int64_t s = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
+  if (s * C < rows) {
+    std::int64_t w = 0, lo = cols, hi = -1;
+    for (std::int64_t r = s * C; r < min(rows, s * C + C); ++r) {
+      const std::int64_t b = ptr[r], e = ptr[r + 1];
+      w = max(w, e - b);
+      if (e > b) {
+        lo = min(lo, static_cast<std::int64_t>(col[b]));
+        hi = max(hi, static_cast<std::int64_t>(col[e - 1]));
+      }
+    }
+    if (hi - lo <= span) c[0] = static_cast<unsigned long long>(C * ((w + tpr - 1) / tpr * tpr));
+  }
+  add_block_counts(c, counts);
+}
+
+/// SYM_CSR's test, an entry per thread (rows of any length cost alike):
+/// an entry (i, j) above the diagonal looks up (j, i), and lowers state[0]
+/// to its position when that is absent or differs; counts[0..3) += the
+/// entries above, below and on the diagonal.
+template <class T, class I>
+__global__ void __launch_bounds__(kBlock)
+    symmetry_kernel(const I* __restrict__ ptr, const I* __restrict__ col, const T* __restrict__ val,
+                    std::int64_t rows, std::int64_t nnz, unsigned long long* __restrict__ state,
+                    unsigned long long* __restrict__ counts) {
+  unsigned long long c[3] = {0, 0, 0};
+  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
+    const std::int64_t i = conv::last_le(ptr, lo, hi, k);
+    const std::int64_t j = col[k];
+    if (j > i) {
+      ++c[0];
+      const std::int64_t b = ptr[j], e = ptr[j + 1];
+      const std::int64_t p = first_at_least(col, b, e, i);
+      const bool mirrored = p < e && static_cast<std::int64_t>(col[p]) == i &&
+                            (val[k] == val[p] || (val[k] != val[k] && val[p] != val[p]));
+      if (!mirrored) atomicMin(state, static_cast<unsigned long long>(k));
+    } else {
+      ++c[j < i ? 1 : 2];
+    }
+  });
+  add_block_counts(c, counts);
+}
+
 /// out = {row i of entry k, its column j, the position of (j, i) or −1}
 /// (one thread; A square).
 template <class I>
@@ -385,19 +458,6 @@ template <Index I>
 ColumnCounts column_counts(const I* ptr, const I* col, std::int64_t m, std::int64_t n,
                            std::int64_t nnz) {
   ColumnCounts out;
-  out.first.assign(static_cast<std::size_t>(m), -1);
-  out.last.assign(static_cast<std::size_t>(m), -1);
-  if (m > 0) {
-    Scratch<std::int64_t> ends(2 * m);
-    first_last_kernel<I>
-        <<<conv::blocks_for(m, "first_last"), kBlock, 0, kStream>>>(ptr, col, m, ends.get());
-    check_launch("first_last");
-    const std::size_t bytes = static_cast<std::size_t>(m) * sizeof(std::int64_t);
-    check(cudaMemcpy(out.first.data(), ends.get(), bytes, cudaMemcpyDeviceToHost),
-          "cudaMemcpy (first columns)");
-    check(cudaMemcpy(out.last.data(), ends.get() + m, bytes, cudaMemcpyDeviceToHost),
-          "cudaMemcpy (last columns)");
-  }
   if (nnz == 0) return out;
 
   // As core/stats.cpp: a map of the m + n − 1 diagonals where m + n slots fit
@@ -408,8 +468,10 @@ ColumnCounts column_counts(const I* ptr, const I* col, std::int64_t m, std::int6
   if (marks)
     check(cudaMemsetAsync(mark.get(), 0, static_cast<std::size_t>(slots), kStream),
           "cudaMemsetAsync (diagonal marks)");
-  Scratch<unsigned long long> counts(kPassCounts + 1);
-  zero_counters(counts.get(), kPassCounts + 1, "cudaMemsetAsync (column counts)");
+  // kPassCounts counts, the marked diagonals, the two bandwidths.
+  constexpr int kAll = kPassCounts + 3;
+  Scratch<unsigned long long> counts(kAll);
+  zero_counters(counts.get(), kAll, "cudaMemsetAsync (column counts)");
   column_counts_kernel<I><<<conv::tiles_for(nnz, "column_counts"), kBlock, 0, kStream>>>(
       ptr, col, m, nnz, marks ? mark.get() : nullptr, counts.get());
   check_launch("column_counts");
@@ -418,8 +480,10 @@ ColumnCounts column_counts(const I* ptr, const I* col, std::int64_t m, std::int6
                                                                    counts.get() + kPassCounts);
     check_launch("count_marks");
   }
-  unsigned long long h[kPassCounts + 1];
-  read_counters(counts.get(), kPassCounts + 1, h, "cudaMemcpy (column counts)");
+  unsigned long long h[kAll];
+  read_counters(counts.get(), kAll, h, "cudaMemcpy (column counts)");
+  out.lower_bandwidth = static_cast<std::int64_t>(h[kPassCounts + 1]);
+  out.upper_bandwidth = static_cast<std::int64_t>(h[kPassCounts + 2]);
   for (int b = 0; b < kBlockSizes; ++b)
     out.blocks[static_cast<std::size_t>(b)] = static_cast<std::int64_t>(h[b]);
   out.scattered = static_cast<std::int64_t>(h[kScattered]);
@@ -537,41 +601,79 @@ std::int64_t csr_symmetric_diagonal(const Csr<T, I>& A, std::string_view format)
   require_device(A, "csr_symmetric_diagonal");
   detail::check_sym_square(A.rows(), A.cols(), format);
   const std::int64_t rows = A.rows(), nnz = A.nnz();
+  if (nnz == 0) return 0;
   const I* ptr = A.row_ptr().data();
   const I* col = A.col_idx().data();
-  // As the device conversion to SYM_CSR (convert_device.cpp, device_lower).
-  Scratch<std::int64_t> count(rows + 1);
-  Scratch<unsigned long long> state(2);
-  // state[0] = UINT64_MAX (no asymmetric entry yet), state[1] = 0.
+  // state[0] = UINT64_MAX (no asymmetric entry yet); counts: above, below, on.
+  Scratch<unsigned long long> state(4);
   check(cudaMemsetAsync(state.get(), 0xFF, sizeof(unsigned long long), kStream),
         "cudaMemsetAsync (symmetry)");
-  check(cudaMemsetAsync(state.get() + 1, 0, sizeof(unsigned long long), kStream),
-        "cudaMemsetAsync (symmetry)");
-  conv::sym_counts(ptr, col, A.values().data(), rows, nnz, count.get(), state.get());
-  conv::exclusive_sum(count.get(), rows + 1);
-  const std::int64_t stored = conv::read_back(count.get() + rows);
-  unsigned long long found[2] = {0, 0};
-  read_counters(state.get(), 2, found, "cudaMemcpy (symmetry)");
-  const auto diagonal = static_cast<std::int64_t>(found[1]);
+  zero_counters(state.get() + 1, 3, "cudaMemsetAsync (symmetry)");
+  symmetry_kernel<T, I><<<conv::tiles_for(nnz, "symmetry"), kBlock, 0, kStream>>>(
+      ptr, col, A.values().data(), rows, nnz, state.get(), state.get() + 1);
+  check_launch("symmetry");
+  unsigned long long h[4] = {0, 0, 0, 0};
+  read_counters(state.get(), 4, h, "cudaMemcpy (symmetry)");
   // An entry above the diagonal whose mirror is absent or differs.
-  if (found[0] != ULLONG_MAX) refuse_entry(A, static_cast<std::int64_t>(found[0]), format);
-  if (stored - diagonal != nnz - stored) {
-    // Every entry above has its mirror, so one below has none.
+  if (h[0] != ULLONG_MAX) refuse_entry(A, static_cast<std::int64_t>(h[0]), format);
+  // Every entry above has its mirror below, each a different one: the
+  // matrix is symmetric when nothing else lies below.
+  if (h[1] != h[2]) {
     const std::int64_t k = unmirrored_lower(ptr, col, rows, nnz);
     if (k >= 0) refuse_entry(A, k, format);
-    throw Unsupported(std::string(format) +
-                      ": the matrix is not symmetric: its lower triangle holds " +
-                      std::to_string(stored - diagonal) + " entries, its upper triangle " +
-                      std::to_string(nnz - stored));
+    throw Unsupported(
+        std::string(format) + ": the matrix is not symmetric: its lower triangle holds " +
+        std::to_string(h[2]) + " entries, its upper triangle " + std::to_string(h[1]));
   }
-  return diagonal;
+  return static_cast<std::int64_t>(h[3]);
 }
 
-#define SPX_INST(T, I)                                                       \
-  template ColumnCounts csr_column_counts(const Csr<T, I>&);                 \
-  template HackDiagonals csr_hack_diagonals(const Csr<T, I>&, std::int64_t); \
-  template std::int64_t csr_blocks(const Csr<T, I>&, std::int64_t);          \
-  template std::int64_t csr_symmetric_diagonal(const Csr<T, I>&, std::string_view);
+template <Value T, Index I>
+std::int64_t csr_packed_entries(const Csr<T, I>& A, std::int64_t C, std::int64_t tpr) {
+  require_device(A, "csr_packed_entries");
+  if (C < 1 || tpr < 1)
+    throw InvalidInput("spx::cuda::csr_packed_entries: slice size " + std::to_string(C) +
+                       " and lanes per row " + std::to_string(tpr) + " must be at least 1");
+  const std::int64_t rows = A.rows(), slices = (rows + C - 1) / C;
+  if (slices == 0) return 0;
+  Scratch<unsigned long long> count(1);
+  zero_counters(count.get(), 1, "cudaMemsetAsync (packed slices)");
+  packed_slices_kernel<I><<<conv::blocks_for(slices, "packed_slices"), kBlock, 0, kStream>>>(
+      A.row_ptr().data(), A.col_idx().data(), rows, A.cols(), C, tpr, SellPack<T, I>::kMaxSpan,
+      count.get());
+  check_launch("packed_slices");
+  unsigned long long h = 0;
+  read_counters(count.get(), 1, &h, "cudaMemcpy (packed slices)");
+  return static_cast<std::int64_t>(h);
+}
+
+template <Value T, Index I>
+RowEnds csr_row_ends(const Csr<T, I>& A) {
+  require_device(A, "csr_row_ends");
+  const std::int64_t m = A.rows();
+  RowEnds out;
+  out.first.assign(static_cast<std::size_t>(m), -1);
+  out.last.assign(static_cast<std::size_t>(m), -1);
+  if (m == 0) return out;
+  Scratch<std::int64_t> ends(2 * m);
+  first_last_kernel<I><<<conv::blocks_for(m, "first_last"), kBlock, 0, kStream>>>(
+      A.row_ptr().data(), A.col_idx().data(), m, ends.get());
+  check_launch("first_last");
+  const std::size_t bytes = static_cast<std::size_t>(m) * sizeof(std::int64_t);
+  check(cudaMemcpy(out.first.data(), ends.get(), bytes, cudaMemcpyDeviceToHost),
+        "cudaMemcpy (first columns)");
+  check(cudaMemcpy(out.last.data(), ends.get() + m, bytes, cudaMemcpyDeviceToHost),
+        "cudaMemcpy (last columns)");
+  return out;
+}
+
+#define SPX_INST(T, I)                                                                    \
+  template ColumnCounts csr_column_counts(const Csr<T, I>&);                              \
+  template HackDiagonals csr_hack_diagonals(const Csr<T, I>&, std::int64_t);              \
+  template std::int64_t csr_blocks(const Csr<T, I>&, std::int64_t);                       \
+  template std::int64_t csr_symmetric_diagonal(const Csr<T, I>&, std::string_view);       \
+  template std::int64_t csr_packed_entries(const Csr<T, I>&, std::int64_t, std::int64_t); \
+  template RowEnds csr_row_ends(const Csr<T, I>&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 

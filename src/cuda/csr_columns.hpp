@@ -18,8 +18,7 @@ namespace spx::cuda {
 
 /// MatrixStats' counts of the columns: the occupied diagonals, the aligned
 /// b×b blocks holding an entry for b = 2..8, the scattered entries (the
-/// numerator of MatrixStats::scatter), and each row's first and last column
-/// (−1 for an empty row).
+/// numerator of MatrixStats::scatter), and the lower and upper bandwidths.
 template <Value T, Index I>
 ColumnCounts csr_column_counts(const Csr<T, I>& A);
 
@@ -38,5 +37,15 @@ std::int64_t csr_blocks(const Csr<T, I>& A, std::int64_t b);
 /// its mirror, or whose mirror differs).
 template <Value T, Index I>
 std::int64_t csr_symmetric_diagonal(const Csr<T, I>& A, std::string_view format);
+
+/// SELL-pack with σ = 1: the stored entries of the slices of C rows (each
+/// C × its longest row rounded up to a multiple of tpr) whose columns span
+/// at most SellPack's kMaxSpan (C, tpr ≥ 1, else InvalidInput).
+template <Value T, Index I>
+std::int64_t csr_packed_entries(const Csr<T, I>& A, std::int64_t C, std::int64_t tpr);
+
+/// Each row's first and last column (−1 for an empty row), copied to the host.
+template <Value T, Index I>
+RowEnds csr_row_ends(const Csr<T, I>& A);
 
 }  // namespace spx::cuda

@@ -59,7 +59,8 @@ void register_cuda_kernels(Registry<T, I>& reg) {
   reg.set_column_reader(
       Backend::Cuda,
       ColumnReader<T, I>{cuda::csr_column_counts<T, I>, cuda::csr_hack_diagonals<T, I>,
-                         cuda::csr_blocks<T, I>, cuda::csr_symmetric_diagonal<T, I>});
+                         cuda::csr_blocks<T, I>, cuda::csr_symmetric_diagonal<T, I>,
+                         cuda::csr_packed_entries<T, I>, cuda::csr_row_ends<T, I>});
 }
 
 #define SPX_INST(T, I) template void register_cuda_kernels(Registry<T, I>&);
