@@ -735,7 +735,8 @@ const char* const kStatsSpecs[] = {
     "stencil2d:n=40,points=9", "fem:n=12,block=3",
     "banded:n=3000",           "chunglu:n=3000,degree=6",
     "random:n=2000,degree=5",  "denserows:n=2000",
-    "rmat:scale=12,degree=8",  "stencil3d:n=12,points=27,symmetric=1"};
+    "rmat:scale=12,degree=8",  "stencil3d:n=12,points=27,symmetric=1",
+    "stencil2d:n=12,points=5"};
 
 // The statistics from a backend's column counts (for a matrix in device
 // memory) equal the host's: detail::stats_from_counts on counts written
