@@ -3,8 +3,10 @@
 // exactly — analyze's diagonals, block fill, scatter and bandwidths, and
 // simple std::set-like references for the blocks of any size, the scattered
 // entries, each row's first and last column and the diagonals of each hack —
-// and the symmetry test must return the host's diagonal count or refuse with
-// the host's message. Matrices: the shared hand-made and generated ones,
+// and the symmetry test must return the host's diagonal count or refuse as
+// the host does (on these matrices, with one defect each, with the host's
+// very message; with several, the device may name another entry than the
+// one the host's scan meets first). Matrices: the shared hand-made and generated ones,
 // random, banded and stencil, block/FEM-like, power-law, empty rows, empty,
 // 1×N and N×1, one long row among empty ones, rows of 31/32/33 entries,
 // rectangular, hyper-sparse wide (the sort path of the diagonals), with fresh
@@ -430,7 +432,7 @@ void expect_symmetric(const std::string& name, const Csr<T, I>& A) {
   EXPECT_EQ(cuda::csr_symmetric_diagonal(dA, "SYM_CSR"), detail::check_symmetric(A));
 }
 
-/// The device refuses A with the host's message, naming `format`.
+/// The device refuses A (one defect) with the host's message, naming `format`.
 template <Value T, Index I>
 void expect_refused(const std::string& name, const Csr<T, I>& A, const char* format) {
   SCOPED_TRACE(name);

@@ -100,24 +100,30 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
           pick.tune_candidates.emplace_back(a.candidates[i].format, a.candidates[i].algorithm);
         if (space == Space::Device) {
           // The advice where the matrix is, against a host copy and the
-          // host's advice (what a device plan did before).
-          if (!device_A) device_A = A.to(Space::Device);
-          if (!host_copy_s) {
-            timer.synchronize();
-            const auto t0 = std::chrono::steady_clock::now();
-            const Csr<T, I> copy = device_A->to(Space::Host);
-            host_copy_s =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          // host's advice (what a device plan did before). A failure here
+          // leaves the host's pick without these fields.
+          try {
+            if (!device_A) device_A = A.to(Space::Device);
+            if (!host_copy_s) {
+              timer.synchronize();
+              const auto t0 = std::chrono::steady_clock::now();
+              const Csr<T, I> copy = device_A->to(Space::Host);
+              host_copy_s =
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            }
+            double least = std::numeric_limits<double>::infinity();
+            bool agrees = true;
+            for (int rep = 0; rep < 2; ++rep) {
+              const Advice d = advise(*device_A, work, ao);
+              least = std::min(least, d.advise_s);
+              agrees = agrees && d.chosen().format == a.chosen().format &&
+                       d.chosen().algorithm == a.chosen().algorithm;
+            }
+            pick.host_copy_s = host_copy_s;
+            pick.device_advise_s = least;
+            pick.device_agrees = agrees;
+          } catch (const Error&) {
           }
-          pick.host_copy_s = host_copy_s;
-          double least = std::numeric_limits<double>::infinity();
-          for (int rep = 0; rep < 2; ++rep) {
-            const Advice d = advise(*device_A, work, ao);
-            least = std::min(least, d.advise_s);
-            pick.device_agrees = d.chosen().format == a.chosen().format &&
-                                 d.chosen().algorithm == a.chosen().algorithm;
-          }
-          pick.device_advise_s = least;
         }
         results.advisor_picks.push_back(std::move(pick));
       } catch (const Error&) {

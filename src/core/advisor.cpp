@@ -273,6 +273,9 @@ class Columns {
   /// device from 3537 entries on).
   static constexpr std::int64_t kDeviceMinEntries = 2048;
 
+  Columns(const Columns&) = delete;  // its pointers point into its own buffers
+  Columns& operator=(const Columns&) = delete;
+
   explicit Columns(const Csr<T, I>& A) : A_(A) {
     if (A.space() != Space::Host && A.nnz() < kDeviceMinEntries) copy_ = A.to(Space::Host);
     if (A.space() == Space::Host || copy_) {
