@@ -43,7 +43,7 @@ struct PlanOptions {
   /// Advise even when no conversion can repay itself. By default a plan
   /// for a CSR matrix (host or device), with the format left to it (or CSR)
   /// and the kernel to Auto and no tuning, keeps the CSR without the advice
-  /// (its O(nnz) statistics, on a host copy for a device matrix) when the
+  /// (its O(nnz) statistics, measured on the device for a device matrix) when the
   /// products are too few for any conversion to pay: when CSR's N products
   /// cost less than the cheapest conversion in the model (about 2 CSR
   /// products on the CPU; on CUDA 1-3 on large matrices and up to about 9
