@@ -266,61 +266,52 @@ std::string refusal(F&& check) {
 template <Value T, Index I>
 class Columns {
  public:
-  /// Below this many entries a device CSR is copied to the host instead:
-  /// the device's launches and read-backs then cost more than the copy and
-  /// the host's passes (H100, session 21: 0.37–0.46 ms against 0.24–0.40 ms
-  /// for the 8 real matrices of 306–1544 entries, 1.1–3.7× faster on the
-  /// device from 3537 entries on).
-  static constexpr std::int64_t kDeviceMinEntries = 2048;
-
   Columns(const Columns&) = delete;  // its pointers point into its own buffers
   Columns& operator=(const Columns&) = delete;
 
   explicit Columns(const Csr<T, I>& A) : A_(A) {
-    if (A.space() != Space::Host && A.nnz() < kDeviceMinEntries) copy_ = A.to(Space::Host);
+    if (A.space() != Space::Host && A.nnz() < detail::kDeviceStatsMinEntries)
+      copy_ = A.to(Space::Host);
     if (A.space() == Space::Host || copy_) {
       ptr_ = host().row_ptr().data();
       col_ = host().col_idx().data();
+      stats_ = analyze(host());
       return;
     }
-    reader_ = Registry<T, I>::instance().column_reader(Backend::Cuda);
-    if (reader_ == nullptr)
-      throw InvalidInput(
-          fmt::format("advise: the matrix is in {} memory, which no backend of this build measures",
-                      to_string(A.space())));
+    reader_ = &detail::column_reader_of(A, "advise");
     ptr_copy_ = A.row_ptr().to(Space::Host);
     ptr_ = ptr_copy_.data();
-    counts_ = reader_->counts(A);
+    stats_ = detail::stats_from_counts(ptr_, A.rows(), A.cols(), reader_->counts(A));
   }
   /// Host row pointers (rows + 1).
   const I* ptr() const { return ptr_; }
-  MatrixStats stats() const {
-    return reader_ ? detail::stats_from_counts(ptr_, A_.rows(), A_.cols(), counts_)
-                   : analyze(host());
-  }
-  /// SELL-pack's packed entries: `stored` entries in all, in slices of C
-  /// rows padded to multiples of tpr, the rows ordered by `order` (σ > 1)
-  /// or kept in place (σ = 1, `order` empty: then a backend counts them
-  /// where the columns are).
+  const MatrixStats& stats() const { return stats_; }
+  /// SELL-pack's packed entries: in slices of C rows padded to multiples of
+  /// tpr, the rows ordered by `order` (σ > 1) or kept in place (σ = 1,
+  /// `order` empty: then a backend counts them where the columns are).
   std::int64_t packed_entries(std::int64_t C, std::int64_t tpr,
                               const std::vector<std::int64_t>& order) {
     if (reader_ && order.empty()) return reader_->packed_entries(A_, C, tpr);
     if (reader_ && ends_.first.empty()) ends_ = reader_->row_ends(A_);
-    const std::int64_t m = A_.rows(), slices = (m + C - 1) / C;
-    const auto row = [&](std::int64_t i) {
-      return order.empty() ? i : order[static_cast<std::size_t>(i)];
+    // Row r's first and last column (r holds an entry).
+    const auto first = [&](std::int64_t r) {
+      return reader_ ? ends_.first[static_cast<std::size_t>(r)] : std::int64_t{col_[ptr_[r]]};
     };
+    const auto last = [&](std::int64_t r) {
+      return reader_ ? ends_.last[static_cast<std::size_t>(r)]
+                     : std::int64_t{col_[ptr_[r + 1] - 1]};
+    };
+    const std::int64_t m = A_.rows();
     std::int64_t packed = 0;
-    for (std::int64_t sl = 0; sl < slices; ++sl) {
+    for (std::int64_t s0 = 0; s0 < m; s0 += C) {
       std::int64_t w = 0, lo = A_.cols(), hi = -1;
-      for (std::int64_t i = sl * C; i < std::min(m, sl * C + C); ++i) {
-        const std::int64_t r = row(i), len = ptr_[r + 1] - ptr_[r];
+      for (std::int64_t i = s0; i < std::min(m, s0 + C); ++i) {
+        const std::int64_t r = order.empty() ? i : order[static_cast<std::size_t>(i)];
+        const std::int64_t len = ptr_[r + 1] - ptr_[r];
         w = std::max(w, len);
         if (len > 0) {
-          lo = std::min(
-              lo, reader_ ? ends_.first[static_cast<std::size_t>(r)] : std::int64_t{col_[ptr_[r]]});
-          hi = std::max(hi, reader_ ? ends_.last[static_cast<std::size_t>(r)]
-                                    : std::int64_t{col_[ptr_[r + 1] - 1]});
+          lo = std::min(lo, first(r));
+          hi = std::max(hi, last(r));
         }
       }
       if (hi - lo <= SellPack<T, I>::kMaxSpan) packed += C * ((w + tpr - 1) / tpr * tpr);
@@ -347,12 +338,12 @@ class Columns {
 
   const Csr<T, I>& A_;
   std::optional<Csr<T, I>> copy_;
-  const ColumnReader<T, I>* reader_ = nullptr;
+  const ColumnReader<T, I>* reader_ = nullptr;  // a device CSR's backend's
   Array<I> ptr_copy_;
-  ColumnCounts counts_;
-  RowEnds ends_;  // a backend's, fetched for SELL-pack with σ > 1
+  RowEnds ends_;  // the backend's, fetched for SELL-pack with σ > 1
   const I* ptr_ = nullptr;
   const I* col_ = nullptr;  // host only
+  MatrixStats stats_;
 };
 
 template <Value T, Index I>

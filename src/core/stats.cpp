@@ -10,7 +10,6 @@
 #include <limits>
 #include <vector>
 
-#include <fmt/format.h>
 #include <omp.h>
 
 #include "common/first_error.hpp"
@@ -170,15 +169,15 @@ MatrixStats row_statistics(const I* ptr, std::int64_t m, std::int64_t n) {
 }
 
 /// Lower and upper bandwidth from each row's first and last column.
-template <class First, class Last>
-void set_bandwidth(MatrixStats& s, First&& first, Last&& last) {
+template <Index I>
+void set_bandwidth(MatrixStats& s, const I* ptr, const I* col) {
   std::int64_t lower = 0, upper = 0;
   const std::int64_t m = s.rows;
 #pragma omp parallel for reduction(max : lower, upper) schedule(static, 4096)
   for (std::int64_t r = 0; r < m; ++r)
-    if (const std::int64_t f = first(r); f >= 0) {
-      lower = std::max(lower, r - f);
-      upper = std::max(upper, last(r) - r);
+    if (ptr[r + 1] > ptr[r]) {
+      lower = std::max<std::int64_t>(lower, r - col[ptr[r]]);
+      upper = std::max<std::int64_t>(upper, col[ptr[r + 1] - 1] - r);
     }
   s.lower_bandwidth = lower;
   s.upper_bandwidth = upper;
@@ -210,22 +209,16 @@ template <Value T, Index I>
 MatrixStats analyze(const Csr<T, I>& A) try {
   if (A.space() != Space::Host) {
     // Where the matrix lives: the row pointers travel, the columns do not.
-    const ColumnReader<T, I>* reader = Registry<T, I>::instance().column_reader(Backend::Cuda);
-    if (reader == nullptr)
-      throw InvalidInput(
-          fmt::format("analyze: the matrix is in {} memory, which no backend of "
-                      "this build measures",
-                      to_string(A.space())));
+    if (A.nnz() < detail::kDeviceStatsMinEntries) return analyze(A.to(Space::Host));
+    const ColumnReader<T, I>& reader = detail::column_reader_of(A, "analyze");
     const Array<I> ptr = A.row_ptr().to(Space::Host);
-    return detail::stats_from_counts(ptr.data(), A.rows(), A.cols(), reader->counts(A));
+    return detail::stats_from_counts(ptr.data(), A.rows(), A.cols(), reader.counts(A));
   }
   const I* ptr = A.row_ptr().data();
   const I* col = A.col_idx().data();
   const std::int64_t m = A.rows();
   MatrixStats s = row_statistics(ptr, m, A.cols());
-  set_bandwidth(
-      s, [&](std::int64_t r) { return ptr[r + 1] > ptr[r] ? std::int64_t{col[ptr[r]]} : -1; },
-      [&](std::int64_t r) { return std::int64_t{col[ptr[r + 1] - 1]}; });
+  set_bandwidth(s, ptr, col);
   s.diagonals = count_diagonals(ptr, col, m, s.cols, s.nnz);
   for (int b = 2; b <= 8; ++b)
     set_block_fill(s, b, count_blocks(ptr, col, m, s.cols, s.nnz, b));

@@ -39,18 +39,7 @@ namespace {
 namespace conv = cuda::conv;
 constexpr Space kDev = Space::Device;
 
-/// Scratch of n elements from the stream-ordered pool (freed in stream order
-/// at scope exit).
-template <class U>
-class Scratch {
- public:
-  explicit Scratch(std::int64_t n)
-      : mem_(static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(U), cudaStream_t{}) {}
-  U* get() const noexcept { return mem_.as<U>(); }
-
- private:
-  cuda::StreamScratch mem_;
-};
+using cuda::Scratch;
 
 template <class U>
 Array<U> device_array(std::int64_t n) {

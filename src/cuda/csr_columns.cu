@@ -93,19 +93,6 @@ constexpr int kBlockSizes = 7;
 constexpr int kScattered = kBlockSizes;
 constexpr int kPassCounts = kBlockSizes + 1;
 
-/// Scratch of n elements from the stream-ordered pool (freed in stream order
-/// at scope exit).
-template <class U>
-class Scratch {
- public:
-  explicit Scratch(std::int64_t n)
-      : mem_(static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(U), kStream) {}
-  U* get() const noexcept { return mem_.as<U>(); }
-
- private:
-  StreamScratch mem_;
-};
-
 /// Sets n counters to zero.
 void zero_counters(unsigned long long* c, int n, const char* what) {
   check(cudaMemsetAsync(c, 0, sizeof(unsigned long long) * n, kStream), what);

@@ -73,6 +73,19 @@ class StreamScratch {
   cudaStream_t stream_ = nullptr;
 };
 
+/// n elements of U from StreamScratch on the default stream (at least one,
+/// so that n = 0 still yields a valid pointer).
+template <class U>
+class Scratch {
+ public:
+  explicit Scratch(std::int64_t n)
+      : mem_(static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(U), cudaStream_t{}) {}
+  U* get() const noexcept { return mem_.as<U>(); }
+
+ private:
+  StreamScratch mem_;
+};
+
 /// Runs a CUB device algorithm, f(temp, bytes) returning its cudaError_t,
 /// twice: for the size of its temporary storage (temp = nullptr), then with
 /// that storage from StreamScratch on `stream` (released in stream order
