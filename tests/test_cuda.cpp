@@ -566,6 +566,21 @@ TEST(CudaBackend, AutoRuleForFemRowsOf18) {
   EXPECT_EQ(cuda->csr_spmv_auto(rows, 24 * rows, 24, 0, big, 4), Algorithm::Adaptive);
 }
 
+TEST(CudaBackend, AutoRuleForShortRowsInF32) {
+  // 5 <= mean < 9.5 gives the V-lane kernel 2 lanes a row: in f32 one lane a
+  // row (Scalar) is as fast or faster (the stencils of 5, 7 and 9 points).
+  const detail::BackendModule* cuda = detail::find_backend(Backend::Cuda);
+  if (cuda == nullptr) GTEST_SKIP() << "no CUDA backend in this build";
+  const std::int64_t big = std::int64_t{1} << 40;  // bytes: more than any L2
+  const std::int64_t rows = 2985984;               // stencil3d-7pt-n144
+  EXPECT_EQ(cuda->csr_spmv_auto(rows, 20777472, 7, 0, big, 4), Algorithm::Scalar);
+  EXPECT_EQ(cuda->csr_spmv_auto(rows, 20777472, 7, 0, big, 8), Algorithm::Adaptive);
+  // The edges: mean 5 and just below 9.5 take it; 9.5 (V = 4) does not.
+  EXPECT_EQ(cuda->csr_spmv_auto(rows, 5 * rows, 5, 0, big, 4), Algorithm::Scalar);
+  EXPECT_EQ(cuda->csr_spmv_auto(rows, 9 * rows + rows / 2 - 1, 10, 0, big, 4), Algorithm::Scalar);
+  EXPECT_EQ(cuda->csr_spmv_auto(2 * rows, 19 * rows, 10, 0, big, 4), Algorithm::Adaptive);
+}
+
 // ---- memory and errors ------------------------------------------------------
 
 TEST(CudaBackend, DeviceArraysRoundTripExactly) {

@@ -986,7 +986,14 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     The evidence is that one matrix, with local columns and 32-bit
 //     indices: rows of 16-24 with scattered columns (where nonzero split
 //     lost to the V-lane kernel on random rows of 10) or 64-bit indices (no
-//     fewer registers) were not measured;
+//     fewer registers) were not measured. And in f32, rows of 5-9.5
+//     (V = 2) take one lane per row (Scalar): on the 5-, 7- and 9-point
+//     stencils it was as fast or faster than V = 2 on both GPUs measured
+//     (H100, session 19: 75.4-79.2 us against 76.6-82.0 on the large ones;
+//     H200, session 22: 56.5-62.2 against 62.6-66.0, 7.9-8.6 against
+//     8.6-8.9 on the small ones, stencil2d-9pt-n330 8.4 against 8.3), while
+//     in f64 V = 2 stays 3-14% ahead of it (H200: 76.9 against 89.3 on
+//     stencil3d-7pt-n144);
 // Balanced (CSR-I) is never chosen automatically: merge path and binned cover
 // its cases without its row-pointer re-reads.
 bool few_warps(std::int64_t warps) {
@@ -1013,7 +1020,7 @@ Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_
   }
   if (mean > 128.0 && rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
   const int v = adaptive_width(mean);
-  if (v == 1) return Algorithm::Scalar;
+  if (v == 1 || (v == 2 && value_bytes <= 4)) return Algorithm::Scalar;
   if (v == kWarpSize) return Algorithm::Vector;
   if (v == 8 && mean < 24.0 && value_bytes <= 4 && empty_rows == 0 && !fits_l2(bytes))
     return Algorithm::NonzeroSplit;
