@@ -568,7 +568,8 @@ TEST(CudaBackend, AutoRuleForFemRowsOf18) {
 
 TEST(CudaBackend, AutoRuleForShortRowsInF32) {
   // 5 <= mean < 9.5 gives the V-lane kernel 2 lanes a row: in f32 one lane a
-  // row (Scalar) is as fast or faster (the stencils of 5, 7 and 9 points).
+  // row (Scalar) is as fast or faster (the stencils of 5, 7 and 9 points)
+  // once there are 2^17 rows or more (below, the second lane pays).
   const detail::BackendModule* cuda = detail::find_backend(Backend::Cuda);
   if (cuda == nullptr) GTEST_SKIP() << "no CUDA backend in this build";
   const std::int64_t big = std::int64_t{1} << 40;  // bytes: more than any L2
@@ -579,6 +580,11 @@ TEST(CudaBackend, AutoRuleForShortRowsInF32) {
   EXPECT_EQ(cuda->csr_spmv_auto(rows, 5 * rows, 5, 0, big, 4), Algorithm::Scalar);
   EXPECT_EQ(cuda->csr_spmv_auto(rows, 9 * rows + rows / 2 - 1, 10, 0, big, 4), Algorithm::Scalar);
   EXPECT_EQ(cuda->csr_spmv_auto(2 * rows, 19 * rows, 10, 0, big, 4), Algorithm::Adaptive);
+  // Fewer rows (crack: 10240 of them, mean 5.0; 2^17 - 1 rows of 7).
+  EXPECT_EQ(cuda->csr_spmv_auto(10240, 51200, 8, 0, big / 2, 4), Algorithm::Adaptive);
+  const std::int64_t few = (std::int64_t{1} << 17) - 1;
+  EXPECT_EQ(cuda->csr_spmv_auto(few, 7 * few, 7, 0, big, 4), Algorithm::Adaptive);
+  EXPECT_EQ(cuda->csr_spmv_auto(few + 1, 7 * (few + 1), 7, 0, big, 4), Algorithm::Scalar);
 }
 
 // ---- memory and errors ------------------------------------------------------

@@ -987,15 +987,24 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     indices: rows of 16-24 with scattered columns (where nonzero split
 //     lost to the V-lane kernel on random rows of 10) or 64-bit indices (no
 //     fewer registers) were not measured. And in f32, rows of 5-9.5
-//     (V = 2) take one lane per row (Scalar): on the 5-, 7- and 9-point
-//     stencils it was as fast or faster than V = 2 on both GPUs measured
-//     (H100, session 19: 75.4-79.2 us against 76.6-82.0 on the large ones;
-//     H200, session 22: 56.5-62.2 against 62.6-66.0, 7.9-8.6 against
-//     8.6-8.9 on the small ones, stencil2d-9pt-n330 8.4 against 8.3), while
-//     in f64 V = 2 stays 3-14% ahead of it (H200: 76.9 against 89.3 on
-//     stencil3d-7pt-n144);
+//     (V = 2) take one lane per row (Scalar) when there are at least
+//     kF32ScalarMinRows of them: on the 5-, 7- and 9-point stencils it was
+//     as fast or faster than V = 2 on both GPUs measured (H100, session 19:
+//     75.4-79.2 us against 76.6-82.0 on the large ones, 9.3 against 9.8 on
+//     stencil3d-7pt-n52; H200, session 22: 56.5-62.2 against 62.6-66.0,
+//     7.9-8.3 against 8.6-8.8 on stencil3d-7pt-n52), while in f64 V = 2
+//     stays 3-14% ahead of it (H200: 76.9 against 89.3 on
+//     stencil3d-7pt-n144). With fewer rows the product is latency-bound
+//     and the second lane pays: crack (10240 rows) took 6.3 us with one
+//     lane against V = 2's 5.5 (H200), stencil2d-9pt-n330 (108900 rows)
+//     8.35 against 8.30;
 // Balanced (CSR-I) is never chosen automatically: merge path and binned cover
 // its cases without its row-pointer re-reads.
+/// Rows from which an f32 matrix of 5-9.5 entries a row takes Scalar (rule
+/// 4): one lane a row then fills half the resident threads of an H100 or
+/// H200 (132 SMs x 2048).
+constexpr std::int64_t kF32ScalarMinRows = std::int64_t{1} << 17;
+
 bool few_warps(std::int64_t warps) {
   return cuda_available() && warps * kWarpSize <= resident_threads();
 }
@@ -1020,7 +1029,7 @@ Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_
   }
   if (mean > 128.0 && rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
   const int v = adaptive_width(mean);
-  if (v == 1 || (v == 2 && value_bytes <= 4)) return Algorithm::Scalar;
+  if (v == 1 || (v == 2 && value_bytes <= 4 && rows >= kF32ScalarMinRows)) return Algorithm::Scalar;
   if (v == kWarpSize) return Algorithm::Vector;
   if (v == 8 && mean < 24.0 && value_bytes <= 4 && empty_rows == 0 && !fits_l2(bytes))
     return Algorithm::NonzeroSplit;
