@@ -500,7 +500,9 @@ class Advice(dict):
 
 def advise(A, products=1, op="spmv", cols=1, memory_limit=None, bandwidth_gbs=0.0):
     """The advisor's ranking of every (format, kernel) for `products`
-    products, conversion included: an Advice (a dict; print it for a table)."""
+    products, conversion included: an Advice (a dict; print it for a table).
+    A GPU matrix (CuPy, PyTorch) is advised for products on the GPU; a CSR
+    one is measured where it is (only its row pointers are copied)."""
     m = matrix(A)
     return Advice(_spx.advise(m._m, int(products), op, int(cols), memory_limit,
                               float(bandwidth_gbs)))

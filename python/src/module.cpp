@@ -594,17 +594,21 @@ nb::dict advise(const PyMatrix& self, i64 products, const std::string& op, i64 c
   return self.visit([&]<class P, class A>(P, const A& a) {
     using T = typename P::value;
     using I = typename P::index;
-    if (a.space() != spx::Space::Host)
-      throw nb::value_error("advise: the matrix is on the GPU; use spx.plan, which advises there");
+    // A GPU matrix is advised for GPU products: a CSR where it is (only its
+    // row pointers come to the host; its columns are measured on the GPU),
+    // another format as a plan does, through a host CSR.
     spx::AdvisorOptions o;
+    o.backend = a.space() == spx::Space::Host ? spx::Backend::Cpu : spx::Backend::Cuda;
     o.bandwidth_gbs = bandwidth_gbs;
     spx::Advice adv;
     {
       nb::gil_scoped_release unlocked;
       if constexpr (std::is_same_v<A, spx::Csr<T, I>>)
         adv = spx::advise(a, w, o, spx::Format::Csr);
-      else
+      else if (a.space() == spx::Space::Host)
         adv = spx::advise(spx::to_csr(a), w, o, A::kFormat);
+      else
+        adv = spx::advise(spx::to_csr(a.to(spx::Space::Host)), w, o, A::kFormat);
     }
     return advice_dict(adv);
   });

@@ -133,3 +133,30 @@ def test_device_plan_for_one_product_keeps_csr_without_advice():
     np.testing.assert_allclose(cp.asnumpy(y), A @ x, rtol=1e-12, atol=1e-10)
     full = spx.plan(M, products=1, always_advise=True)
     assert full.format == "csr" and len(full.report["advice"]["candidates"]) > 5
+
+
+def test_advise_ranks_gpu_kernels_for_a_gpu_matrix():
+    """spx.advise of a CuPy matrix ranks the CUDA kernels: a CSR measured
+    where it is, a COO through a host CSR; the same footprints either way,
+    and the pick a device plan makes from the same advice."""
+    cp = need("cupy")
+    import cupyx.scipy.sparse as csp
+
+    rng = np.random.default_rng()
+    n = 20000  # 200k entries: the device counts, not a small matrix's host copy
+    A = sp.random_array((n, n), density=5e-4, format="csr", dtype=np.float64)
+    A.data = rng.uniform(0.5, 1.5, A.nnz)
+    M = spx.matrix(csp.csr_matrix(A))
+    adv = spx.advise(M, products=1000)
+    assert adv["backend"] == "cuda" and adv["candidates"][adv["pick"]]["feasible"]
+    pick = adv["candidates"][adv["pick"]]
+    plan = spx.plan(M, products=1000)
+    assert plan.format == pick["format"], (plan.why, adv.table())
+    ranked = {(c["format"], c["algorithm"]): c["bytes"] for c in adv["candidates"]}
+    coo = spx.advise(spx.matrix(csp.coo_matrix(A)), products=1000)
+    assert coo["backend"] == "cuda"
+    assert {(c["format"], c["algorithm"]): c["bytes"] for c in coo["candidates"]} == ranked
+    host = spx.advise(A, products=1000)
+    assert host["backend"] == "cpu"
+    with pytest.raises(ValueError, match="products"):
+        spx.advise(M, products=0)
