@@ -16,6 +16,7 @@
 // table of its matrices' offsets held in shared memory.
 #include "core/instantiate.hpp"
 #include "cuda/batch_common.cuh"
+#include "cuda/primitives.cuh"
 
 namespace spx::cuda {
 namespace batch {
@@ -33,16 +34,7 @@ constexpr std::int64_t kSizedStageBytes = 24 * 1024;
 /// The matrix (index into the block's table) that holds global row r: the
 /// largest j < nmat with s_row[j] <= r (matrices without rows are skipped).
 __device__ __forceinline__ int find_matrix(const std::int64_t* s_row, int nmat, std::int64_t r) {
-  int lo = 0, hi = nmat - 1;
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (s_row[mid] <= r) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
+  return static_cast<int>(upper_bound_index(s_row, 0, nmat, r)) - 1;
 }
 
 /// The block's rows, a vector of `vlen` threads per row, rounds of

@@ -72,8 +72,8 @@ __global__ void __launch_bounds__(kBlock)
   // be representable, and is n anyway.
   start[g] = g == groups
                  ? n
-                 : lower_bound_u64(uniq, 0, n,
-                                   sub_bits >= 64 ? 0 : static_cast<std::uint64_t>(g) << sub_bits);
+                 : lower_bound_index(
+                       uniq, 0, n, sub_bits >= 64 ? 0 : static_cast<std::uint64_t>(g) << sub_bits);
 }
 
 template <class I>
@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(kBlock)
     const std::int64_t j = col[k];
     const std::int64_t g = i / ek.H, r = i - g * ek.H;
     const std::int64_t gb = start[g];
-    const std::int64_t d = lower_bound_u64(uniq, gb, start[g + 1], ek.key(i, j)) - gb;
+    const std::int64_t d = lower_bound_index(uniq, gb, start[g + 1], ek.key(i, j)) - gb;
     std::int64_t p;
     if (ek.mode == KeyMode::Diagonal) {
       const std::int64_t hr = min(ek.H, ek.rows - g * ek.H);

@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(kBlock)
   if (d > longest) return;
   // keys = longest − length, ascending: rows longer than d have key < longest − d.
   count[d] =
-      d == longest ? 0 : lower_bound_u64(keys, 0, rows, static_cast<std::uint64_t>(longest - d));
+      d == longest ? 0 : lower_bound_index(keys, 0, rows, static_cast<std::uint64_t>(longest - d));
 }
 
 __global__ void __launch_bounds__(kBlock)

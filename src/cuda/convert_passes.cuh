@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "cuda/launch.hpp"
+#include "cuda/primitives.cuh"
 
 namespace spx::cuda::conv {
 
@@ -26,29 +27,7 @@ inline constexpr std::int64_t kTile = std::int64_t{kBlock} * kItems;
 template <class A>
 __device__ __forceinline__ std::int64_t last_le(const A* a, std::int64_t lo, std::int64_t hi,
                                                 std::int64_t pos) {
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (static_cast<std::int64_t>(a[mid]) <= pos) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
-}
-
-/// The first index in [lo, hi) with keys[i] >= v, or hi.
-__device__ __forceinline__ std::int64_t lower_bound_u64(const std::uint64_t* keys, std::int64_t lo,
-                                                        std::int64_t hi, std::uint64_t v) {
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (keys[mid] < v) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  return upper_bound_index(a, lo, hi + 1, pos) - 1;
 }
 
 /// The segments [lo, hi] of the block's first and last position of the n

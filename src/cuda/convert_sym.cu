@@ -17,20 +17,6 @@
 namespace spx::cuda::conv {
 namespace {
 
-/// First position in [b, e) of sorted col whose column exceeds `c`.
-template <class I>
-__device__ __forceinline__ std::int64_t first_after(const I* __restrict__ col, std::int64_t b,
-                                                    std::int64_t e, std::int64_t c) {
-  while (b < e) {
-    const std::int64_t mid = b + (e - b) / 2;
-    if (static_cast<std::int64_t>(col[mid]) <= c)
-      b = mid + 1;
-    else
-      e = mid;
-  }
-  return b;
-}
-
 template <class T>
 __device__ __forceinline__ bool same_value(T a, T b) {
   return a == b || (a != a && b != b);  // sym_equal of convert_checks.hpp
@@ -51,13 +37,14 @@ __global__ void __launch_bounds__(kBlock)
   bool diagonal = false;
   if (active) {
     const std::int64_t b = ptr[row], e = ptr[row + 1];
-    const std::int64_t split = first_after(col, b, e, row);
+    const std::int64_t split = upper_bound_index(col, b, e, std::int64_t{row});
     diagonal = split > b && static_cast<std::int64_t>(col[split - 1]) == row;
     if (sub == 0) count[row] = split - b;
     for (std::int64_t k = split + sub; k < e; k += V) {
       const std::int64_t j = col[k];
       const std::int64_t jb = ptr[j], je = ptr[j + 1];
-      const std::int64_t at = first_after(col, jb, je, row) - 1;  // last column <= row
+      const std::int64_t at =
+          upper_bound_index(col, jb, je, std::int64_t{row}) - 1;  // last column <= row
       if (at < jb || static_cast<std::int64_t>(col[at]) != row || !same_value(val[k], val[at]))
         atomicMin(state, static_cast<unsigned long long>(k));
     }

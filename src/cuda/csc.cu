@@ -59,15 +59,7 @@ __global__ void __launch_bounds__(kBlock)
                         I* __restrict__ ptr) {
   const std::int64_t s = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
   if (s > slices) return;
-  std::int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<std::int64_t>(keys[mid]) < s)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  ptr[s] = static_cast<I>(lo);
+  ptr[s] = static_cast<I>(lower_bound_index(keys, 0, n, s));
 }
 
 /// idx[p] = the outer slice holding source entry perm[p].
@@ -76,7 +68,7 @@ __global__ void __launch_bounds__(kBlock)
     outer_of_kernel(const I* __restrict__ ptr, std::int64_t outer, const I* __restrict__ perm,
                     std::int64_t n, I* __restrict__ idx) {
   const std::int64_t p = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
-  if (p < n) idx[p] = static_cast<I>(upper_bound(ptr + 1, outer, perm[p]));
+  if (p < n) idx[p] = static_cast<I>(upper_bound_index(ptr + 1, 0, outer, std::int64_t{perm[p]}));
 }
 
 template <class T, class I>
@@ -95,7 +87,7 @@ __global__ void __launch_bounds__(kBlock)
     chunk_starts_kernel(std::int64_t slices, const I* __restrict__ ptr, std::int64_t chunk,
                         std::int64_t warps, I* __restrict__ first) {
   const std::int64_t w = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
-  if (w < warps) first[w] = static_cast<I>(upper_bound(ptr + 1, slices, w * chunk));
+  if (w < warps) first[w] = static_cast<I>(upper_bound_index(ptr + 1, 0, slices, w * chunk));
 }
 
 /// The slice holding each lane's entry k of a window of 32 consecutive
@@ -111,7 +103,7 @@ __device__ __forceinline__ std::int64_t window_slice(const I* ptr, std::int64_t 
   const int n = warp_count_le(end, k);  // slices of the 32 that end at or before k
   if (n < kWarpSize) return cur + n;
   const std::int64_t from = cur + kWarpSize;
-  return from + upper_bound(ptr + from + 1, hi - from + 1, k);
+  return from + upper_bound_index(ptr + from + 1, 0, hi - from + 1, k);
 }
 
 /// Nonzeros [w·chunk, (w+1)·chunk) go to warp w, a window of 32 at a time:

@@ -145,7 +145,7 @@ __global__ void balanced_plan_kernel(std::int64_t rows, const I* __restrict__ ro
   if (w == warps) {
     row = rows;
   } else if (w > 0) {
-    row = upper_bound(row_ptr + 1, rows, w * chunk);  // the row holding nonzero w*chunk
+    row = upper_bound_index(row_ptr + 1, 0, rows, w * chunk);  // the row holding nonzero w*chunk
   }
   warp_row[w] = static_cast<I>(row);
 }

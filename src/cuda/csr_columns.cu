@@ -113,20 +113,6 @@ void require_device(const Csr<T, I>& A, const char* function) {
 
 // ---- device helpers ---------------------------------------------------------------
 
-/// The first position in [b, e) of sorted col whose column is >= v, or e.
-template <class I>
-__device__ __forceinline__ std::int64_t first_at_least(const I* __restrict__ col, std::int64_t b,
-                                                       std::int64_t e, std::int64_t v) {
-  while (b < e) {
-    const std::int64_t mid = b + (e - b) / 2;
-    if (static_cast<std::int64_t>(col[mid]) < v)
-      b = mid + 1;
-    else
-      e = mid;
-  }
-  return b;
-}
-
 /// Whether row r holds a column in [lo, hi).
 template <class I>
 __device__ __forceinline__ bool row_holds(const I* __restrict__ ptr, const I* __restrict__ col,
@@ -135,7 +121,7 @@ __device__ __forceinline__ bool row_holds(const I* __restrict__ ptr, const I* __
   if (b == e || static_cast<std::int64_t>(col[e - 1]) < lo ||
       static_cast<std::int64_t>(col[b]) >= hi)
     return false;
-  const std::int64_t p = first_at_least(col, b, e, lo);
+  const std::int64_t p = lower_bound_index(col, b, e, std::int64_t{lo});
   return p < e && static_cast<std::int64_t>(col[p]) < hi;
 }
 
@@ -216,7 +202,7 @@ __global__ void __launch_bounds__(kBlock)
           static_cast<std::int64_t>(col[rb]) >= hi_col)
         continue;
       // At most hi_col − lo_col <= 15 columns to look at (distinct in a row).
-      for (std::int64_t p = first_at_least(col, rb, re, lo_col); p < re; ++p) {
+      for (std::int64_t p = lower_bound_index(col, rb, re, std::int64_t{lo_col}); p < re; ++p) {
         const std::int64_t x = col[p];
         if (x >= hi_col) break;
 #pragma unroll
@@ -376,7 +362,7 @@ __global__ void __launch_bounds__(kBlock)
     if (j > i) {
       ++c[0];
       const std::int64_t b = ptr[j], e = ptr[j + 1];
-      const std::int64_t p = first_at_least(col, b, e, i);
+      const std::int64_t p = lower_bound_index(col, b, e, std::int64_t{i});
       const bool mirrored = p < e && static_cast<std::int64_t>(col[p]) == i &&
                             (val[k] == val[p] || (val[k] != val[k] && val[p] != val[p]));
       if (!mirrored) atomicMin(state, static_cast<unsigned long long>(k));
@@ -396,7 +382,7 @@ __global__ void describe_entry_kernel(const I* __restrict__ ptr, const I* __rest
   const std::int64_t i = conv::last_le(ptr, 0, rows - 1, k);
   const std::int64_t j = col[k];
   const std::int64_t b = ptr[j], e = ptr[j + 1];
-  const std::int64_t p = first_at_least(col, b, e, i);
+  const std::int64_t p = lower_bound_index(col, b, e, std::int64_t{i});
   out[0] = i;
   out[1] = j;
   out[2] = p < e && static_cast<std::int64_t>(col[p]) == i ? p : -1;

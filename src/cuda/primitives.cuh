@@ -16,6 +16,41 @@ namespace spx::cuda {
 inline constexpr unsigned kFullMask = 0xffffffffu;
 inline constexpr int kWarpSize = 32;
 
+// The binary searches of every kernel. (cuda::std::lower_bound is not public
+// in the CCCL of CUDA 13.0, and cub::LowerBound compares the entries as they
+// are, where the kernels compare column indices of either width, or keys, as
+// 64-bit integers.)
+
+/// The first position p in [lo, hi) of the sorted a[] with a[p] >= v, or hi
+/// (std::lower_bound), the entries compared as V.
+template <class K, class V>
+__device__ __forceinline__ std::int64_t lower_bound_index(const K* a, std::int64_t lo,
+                                                          std::int64_t hi, V v) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<V>(a[mid]) < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/// The first position p in [lo, hi) of the sorted a[] with a[p] > v, or hi
+/// (std::upper_bound), the entries compared as V.
+template <class K, class V>
+__device__ __forceinline__ std::int64_t upper_bound_index(const K* a, std::int64_t lo,
+                                                          std::int64_t hi, V v) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<V>(a[mid]) <= v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /// a / b rounded up (a ≥ 0, b > 0), on the host and the device.
 __host__ __device__ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
@@ -148,21 +183,6 @@ __device__ __forceinline__ void add_four(T& sum, const I* c, const T* v, const T
   sum += v1 * x1;
   sum += v2 * x2;
   sum += v3 * x3;
-}
-
-/// The first index i in [0, n) with a[i] > v, or n (a sorted ascending).
-template <class I>
-__device__ __forceinline__ std::int64_t upper_bound(const I* a, std::int64_t n, std::int64_t v) {
-  std::int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<std::int64_t>(a[mid]) <= v) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
 }
 
 /// A stored value as T: itself, or the reduced value of SELL-LP or DIA-LP (lowp.hpp) widened (float

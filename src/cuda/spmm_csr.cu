@@ -32,6 +32,7 @@
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/primitives.cuh"
 #include "cuda/spmm.hpp"
 #include "cuda/spmm_tile.cuh"
 
@@ -343,18 +344,8 @@ __global__ void merge_partition(std::int64_t m, std::int64_t units, std::int64_t
     part[u] = static_cast<I>(m);
     return;
   }
-  // Lower bound of k0 in ptr[0..m].
-  const std::int64_t k0 = u * per_unit;
-  std::int64_t lo = 0, hi = m;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (load(ptr + mid) < k0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  part[u] = static_cast<I>(lo);
+  // Lower bound of k0 in ptr[0..m).
+  part[u] = static_cast<I>(lower_bound_index(ptr, 0, m, u * per_unit));
 }
 
 /// The units whose carry-out belongs to row r: those whose range starts

@@ -54,6 +54,7 @@
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "cuda/launch.hpp"
+#include "cuda/primitives.cuh"
 #include "cuda/spmm.hpp"
 #include "cuda/spmm_tile.cuh"
 #include "spx/core/error.hpp"
@@ -69,27 +70,12 @@ constexpr int kBuildBlocksPerSm = 16;  ///< grid of the build passes (grid-strid
 
 // ---- build ------------------------------------------------------------------
 
-/// The first position in col[lo, hi) whose column is ≥ c (sorted).
-template <class I>
-__device__ __forceinline__ std::int64_t lower_bound(const I* __restrict__ col, std::int64_t lo,
-                                                    std::int64_t hi, std::int64_t c) {
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<std::int64_t>(load(col + mid)) < c) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
 /// Whether row r holds column c.
 template <class I>
 __device__ __forceinline__ bool row_has(const I* __restrict__ ptr, const I* __restrict__ col,
                                         std::int64_t r, std::int64_t c) {
   const std::int64_t e = load(ptr + r + 1);
-  const std::int64_t k = lower_bound(col, load(ptr + r), e, c);
+  const std::int64_t k = lower_bound_index(col, load(ptr + r), e, c);
   return k < e && static_cast<std::int64_t>(load(col + k)) == c;
 }
 
@@ -98,16 +84,7 @@ __device__ __forceinline__ bool row_has(const I* __restrict__ ptr, const I* __re
 template <class I>
 __device__ __forceinline__ std::int64_t row_of(const I* __restrict__ ptr, std::int64_t m,
                                                std::int64_t k) {
-  std::int64_t lo = 0, hi = m - 1;  // ptr[0] = 0 ≤ k < nnz = ptr[m]
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (static_cast<std::int64_t>(load(ptr + mid)) <= k) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
+  return upper_bound_index(ptr, 0, m, k) - 1;  // ptr[0] = 0 ≤ k < nnz = ptr[m]
 }
 
 /// The distance back to the nearest earlier row of the same panel of R rows
@@ -189,7 +166,7 @@ __global__ void __launch_bounds__(kBuildBlock)
     unsigned mask = 0;
     for (std::int64_t r = first; r < last; ++r) {
       const std::int64_t b = load(ptr + r), e = load(ptr + r + 1);
-      const std::int64_t lb = lower_bound(col, b, e, c);
+      const std::int64_t lb = lower_bound_index(col, b, e, c);
       pos += s[lb] - s[b];
       if (lb < e && static_cast<std::int64_t>(load(col + lb)) == c) mask |= 1u << (r - first);
     }
