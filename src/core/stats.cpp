@@ -179,9 +179,9 @@ void set_block_fill(MatrixStats& s, int b, std::int64_t blocks) {
 
 }  // namespace
 
-MatrixStats detail::stats_from_counts(const RowLengths& rows, std::int64_t cols,
+MatrixStats detail::stats_from_counts(const RowLengths& lengths, std::int64_t cols,
                                       const ColumnCounts& c) {
-  MatrixStats s = row_statistics(rows, cols);
+  MatrixStats s = row_statistics(lengths, cols);
   s.lower_bandwidth = c.lower_bandwidth;
   s.upper_bandwidth = c.upper_bandwidth;
   s.bandwidth = s.nnz > 0 ? c.lower_bandwidth + c.upper_bandwidth + 1 : 0;
@@ -199,11 +199,11 @@ MatrixStats detail::stats_from_counts(const I* ptr, std::int64_t rows, std::int6
 }
 
 template <Value T, Index I>
-MatrixStats detail::analyze_host(const Csr<T, I>& A, const RowLengths& rows) {
+MatrixStats detail::analyze_host(const Csr<T, I>& A, const RowLengths& lengths) {
   const I* ptr = A.row_ptr().data();
   const I* col = A.col_idx().data();
   const std::int64_t m = A.rows();
-  MatrixStats s = row_statistics(rows, A.cols());
+  MatrixStats s = row_statistics(lengths, A.cols());
   set_bandwidth(s, ptr, col);
   s.diagonals = count_diagonals(ptr, col, m, s.cols, s.nnz);
   for (int b = 2; b <= 8; ++b)
