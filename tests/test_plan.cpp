@@ -6,11 +6,13 @@
 // plan (skipped without a GPU).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <set>
@@ -18,6 +20,8 @@
 
 #include "common.hpp"
 #include "core/advisor_model.hpp"
+#include "core/padded_size.hpp"
+#include "core/row_lengths.hpp"
 #include "core/stats.hpp"
 #include "reference/reference.hpp"
 #include "spx/advisor.hpp"
@@ -761,6 +765,109 @@ TEST(Advisor, StatsFromColumnCountsEqualAnalyze) {
   expect_same_stats(
       detail::stats_from_counts(Z.row_ptr().data(), Z.rows(), Z.cols(), plain_column_counts(Z)),
       analyze(Z));
+}
+
+// The row lengths' one pass (detail::row_lengths: the statistics' row
+// counts and the advisor's SELL slices and HLL hacks) equals counts written
+// plainly, for group sizes that divide each other or not, rows longer than
+// the pass's array of short lengths (denserows, chunglu), empty rows, several
+// blocks of rows; and gives the same numbers, the deviation included, on 1,
+// 2, 3 and 8 threads.
+TEST(Advisor, RowLengthsEqualPlainCounts) {
+  using I = std::int32_t;
+  struct Plain {
+    std::map<std::int64_t, std::int64_t> rows_of_length;
+    std::int64_t slice_widths = 0, hack_entries = 0;
+  };
+  const auto plain = [](const I* ptr, std::int64_t m, const detail::RowGroups& g) {
+    Plain p;
+    const auto len = [&](std::int64_t r) { return std::int64_t{ptr[r + 1]} - ptr[r]; };
+    const auto longest = [&](std::int64_t r0, std::int64_t r1) {
+      std::int64_t w = 0;
+      for (std::int64_t r = r0; r < std::min(m, r1); ++r)
+        w = std::max(w, len(r));
+      return w;
+    };
+    for (std::int64_t r = 0; r < m; ++r)
+      ++p.rows_of_length[len(r)];
+    for (std::int64_t r = 0; g.slice > 0 && r < m; r += g.slice)
+      p.slice_widths += (longest(r, r + g.slice) + g.lanes - 1) / g.lanes * g.lanes;
+    for (std::int64_t r = 0; g.hack > 0 && r < m; r += g.hack)
+      p.hack_entries += (std::min(m, r + g.hack) - r) * longest(r, r + g.hack);
+    return p;
+  };
+  const int saved = omp_get_max_threads();
+  for (const char* spec : {"random:n=100000,degree=5", "chunglu:n=60000,degree=6",
+                           "denserows:n=40000", "stencil2d:n=12,points=5"}) {
+    const auto A = gen<double, I>(spec);
+    const I* ptr = A.row_ptr().data();
+    const std::int64_t m = A.rows();
+    for (const detail::RowGroups g :
+         {detail::RowGroups{}, detail::RowGroups{32, 1, 32}, detail::RowGroups{7, 3, 12},
+          detail::RowGroups{0, 1, 5}, detail::RowGroups{64, 2, 0}}) {
+      SCOPED_TRACE(fmt::format("{}, slice {}, lanes {}, hack {}", spec, g.slice, g.lanes, g.hack));
+      const Plain want = plain(ptr, m, g);
+      omp_set_num_threads(1);
+      const detail::RowLengths one = detail::row_lengths(ptr, m, g);
+      EXPECT_EQ(one.rows, m);
+      EXPECT_EQ(one.nnz, A.nnz());
+      ASSERT_EQ(one.bins.size(), want.rows_of_length.size());
+      auto b = one.bins.begin();
+      for (const auto& [length, rows] : want.rows_of_length) {
+        EXPECT_EQ(b->length, length);
+        EXPECT_EQ(b->rows, rows);
+        ++b;
+      }
+      EXPECT_EQ(one.slice_widths, want.slice_widths);
+      EXPECT_EQ(one.hack_entries, want.hack_entries);
+      for (const int threads : {2, 3, 8}) {
+        omp_set_num_threads(threads);
+        const detail::RowLengths many = detail::row_lengths(ptr, m, g);
+        EXPECT_EQ(many.slice_widths, one.slice_widths) << threads << " threads";
+        EXPECT_EQ(many.hack_entries, one.hack_entries) << threads << " threads";
+        EXPECT_EQ(many.squared_deviation(), one.squared_deviation()) << threads << " threads";
+        EXPECT_EQ(many.bins.size(), one.bins.size()) << threads << " threads";
+      }
+    }
+  }
+  omp_set_num_threads(saved);
+  // No rows at all.
+  const detail::RowLengths none =
+      detail::row_lengths(static_cast<const I*>(nullptr), 0, {32, 1, 32});
+  EXPECT_TRUE(none.bins.empty());
+  EXPECT_EQ(none.longest(), 0);
+  EXPECT_EQ(none.bell_garland_width(), 0);
+  EXPECT_EQ(none.squared_deviation(), 0.0);
+}
+
+// HYB's width and COO part from the row lengths' summary equal the rule
+// applied row by row: K the largest width that a third of the rows reach
+// (rows with at least K entries: 3 × rows >= m), the COO part the entries
+// beyond K.
+TEST(Advisor, BellGarlandWidthFromTheRowLengths) {
+  using I = std::int32_t;
+  for (const char* spec :
+       {"chunglu:n=60000,degree=6", "denserows:n=40000", "road:n=5000", "rmat:scale=12,degree=8"}) {
+    SCOPED_TRACE(spec);
+    const auto A = gen<double, I>(spec);
+    const I* ptr = A.row_ptr().data();
+    const std::int64_t m = A.rows();
+    const detail::RowLengths rl = detail::row_lengths(ptr, m);
+    // The rows by length, longest first: K is the length of row ⌈m / 3⌉.
+    std::vector<std::int64_t> lengths;
+    for (std::int64_t r = 0; r < m; ++r)
+      lengths.push_back(ptr[r + 1] - ptr[r]);
+    std::sort(lengths.begin(), lengths.end(), std::greater<>());
+    const std::int64_t want = lengths[static_cast<std::size_t>((m + 2) / 3 - 1)];
+    EXPECT_EQ(rl.bell_garland_width(), want);
+    EXPECT_EQ(detail::bell_garland_width(ptr, m), want);
+    for (const std::int64_t K : {std::int64_t{0}, want, want + 3}) {
+      std::int64_t beyond = 0;
+      for (std::int64_t r = 0; r < m; ++r)
+        beyond += std::max<std::int64_t>(0, ptr[r + 1] - ptr[r] - K);
+      EXPECT_EQ(rl.entries_beyond(K), beyond) << "K = " << K;
+    }
+  }
 }
 
 // A CSR in device memory is analysed and advised on the device (its columns

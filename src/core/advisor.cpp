@@ -9,8 +9,11 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <numeric>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,6 +26,7 @@
 #include "core/out_of_memory.hpp"
 #include "core/padded.hpp"
 #include "core/padded_size.hpp"
+#include "core/row_lengths.hpp"
 #include "core/stats.hpp"
 #include "spx/core/error.hpp"
 #include "spx/registry.hpp"
@@ -260,6 +264,119 @@ std::string refusal(F&& check) {
   return {};
 }
 
+/// SELL's rows for σ > 1: stably sorted by length, longest first, within
+/// windows of σ rows (SELL-pack's order too). The windows sort in parallel.
+template <Index I>
+std::unique_ptr<std::int64_t[]> rows_by_length(const I* ptr, std::int64_t m, std::int64_t sigma) {
+  auto order = std::make_unique_for_overwrite<std::int64_t[]>(static_cast<std::size_t>(m));
+  const auto len = [&](std::int64_t r) { return static_cast<std::int64_t>(ptr[r + 1] - ptr[r]); };
+  const std::int64_t windows = (m + sigma - 1) / sigma;
+  detail::FirstError err;
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::int64_t w = 0; w < windows; ++w)
+    err.run([&] {
+      std::int64_t* first = order.get() + w * sigma;
+      std::int64_t* last = order.get() + std::min(m, (w + 1) * sigma);
+      std::iota(first, last, w * sigma);
+      std::stable_sort(first, last,
+                       [&](std::int64_t a, std::int64_t b) { return len(a) > len(b); });
+    });
+  err.rethrow();
+  return order;
+}
+
+/// SELL's slices: C rows each, in place (σ = 1, `order` empty) or taken in
+/// `order` (σ > 1), each as wide as its longest row rounded up to tpr.
+template <Index I>
+struct SellSlices {
+  const I* ptr;
+  std::int64_t m, C, tpr;
+  std::span<const std::int64_t> order;
+
+  std::int64_t count() const { return (m + C - 1) / C; }
+  /// The row at position i of SELL's order.
+  std::int64_t row(std::int64_t i) const {
+    return order.empty() ? i : order[static_cast<std::size_t>(i)];
+  }
+  /// Slice sl's longest row rounded up to tpr.
+  std::int64_t width(std::int64_t sl) const {
+    std::int64_t w = 0;
+    for (std::int64_t i = sl * C; i < std::min(m, sl * C + C); ++i)
+      w = std::max(w, static_cast<std::int64_t>(ptr[row(i) + 1] - ptr[row(i)]));
+    return (w + tpr - 1) / tpr * tpr;
+  }
+  /// SELL-pack's packed entries: the stored entries of the slices whose
+  /// columns span at most `max_span`, row r's from first(r) to last(r) (of
+  /// the n columns), counted in parallel.
+  template <class First, class Last>
+  std::int64_t packed_entries(std::int64_t n, std::int64_t max_span, First first, Last last) const {
+    std::int64_t packed = 0;  // an integer sum: the same in any order
+#pragma omp parallel for reduction(+ : packed) schedule(static)
+    for (std::int64_t sl = 0; sl < count(); ++sl) {
+      std::int64_t lo = n, hi = -1;
+      for (std::int64_t i = sl * C; i < std::min(m, sl * C + C); ++i) {
+        const std::int64_t r = row(i);
+        if (ptr[r + 1] > ptr[r]) {
+          lo = std::min(lo, first(r));
+          hi = std::max(hi, last(r));
+        }
+      }
+      if (hi - lo <= max_span) packed += C * width(sl);
+    }
+    return packed;
+  }
+  /// Σ of the widths, kSaturated past int64, summed in parallel (a
+  /// saturating sum is the same in any order).
+  std::int64_t width_sum() const {
+    std::int64_t sum = 0;
+#pragma omp parallel
+    {
+      std::int64_t part = 0;
+#pragma omp for schedule(static) nowait
+      for (std::int64_t sl = 0; sl < count(); ++sl)
+        part = detail::saturating_add(part, width(sl));
+#pragma omp critical(spx_sell_width_sum)
+      sum = detail::saturating_add(sum, part);
+    }
+    return sum;
+  }
+};
+
+/// SELL's stored entries, C × `width_sum` (the slices' widths). Where that
+/// passes int64, the slices are added again one by one as the conversion
+/// adds them, and refused with its message, which names the sum that
+/// overflowed.
+template <Index I>
+std::int64_t sell_padded_entries(const SellSlices<I>& slices, std::int64_t width_sum) {
+  const std::int64_t stored = detail::saturating_mul(slices.C, width_sum);
+  if (stored != detail::kSaturated) return stored;  // no partial sum overflowed either
+  std::int64_t checked = 0;
+  for (std::int64_t sl = 0; sl < slices.count(); ++sl)
+    checked =
+        detail::padded_add("SELL", "stored entries", checked,
+                           detail::padded_mul("SELL", "slice entries", slices.C, slices.width(sl)));
+  return checked;
+}
+
+/// HLL's stored entries, `hack_entries` (detail::RowLengths'), or, where
+/// that passed int64, the hacks of H rows added one by one as the
+/// conversion adds them, refused with its message.
+template <Index I>
+std::int64_t hll_padded_entries(const I* ptr, std::int64_t m, std::int64_t H,
+                                std::int64_t hack_entries) {
+  if (hack_entries != detail::kSaturated) return hack_entries;
+  std::int64_t checked = 0;
+  for (std::int64_t r0 = 0; r0 < m; r0 += H) {
+    const std::int64_t r1 = std::min(m, r0 + H);
+    std::int64_t w = 0;
+    for (std::int64_t r = r0; r < r1; ++r)
+      w = std::max(w, static_cast<std::int64_t>(ptr[r + 1] - ptr[r]));
+    checked = detail::padded_add("HLL", "stored entries", checked,
+                                 detail::padded_mul("HLL", "hack entries", r1 - r0, w));
+  }
+  return checked;
+}
+
 /// The column indices as the profile reads them: a host CSR's own, or, for
 /// a CSR in device memory, what its backend measures there (ColumnReader),
 /// with a host copy of the row pointers only.
@@ -269,29 +386,32 @@ class Columns {
   Columns(const Columns&) = delete;  // its pointers point into its own buffers
   Columns& operator=(const Columns&) = delete;
 
-  explicit Columns(const Csr<T, I>& A) : A_(A) {
+  /// Reads A's row pointers once, summarizing its row lengths with the
+  /// slices and hacks of `groups` (detail::row_lengths).
+  Columns(const Csr<T, I>& A, const detail::RowGroups& groups) : A_(A) {
     if (A.space() != Space::Host && A.nnz() < detail::kDeviceStatsMinEntries)
       copy_ = A.to(Space::Host);
     if (A.space() == Space::Host || copy_) {
       ptr_ = host().row_ptr().data();
       col_ = host().col_idx().data();
-      stats_ = analyze(host());
+      lengths_ = detail::row_lengths(ptr_, A.rows(), groups);
+      stats_ = detail::analyze_host(host(), lengths_);
       return;
     }
     reader_ = &detail::column_reader_of(A, "advise");
     ptr_copy_ = A.row_ptr().to(Space::Host);
     ptr_ = ptr_copy_.data();
-    stats_ = detail::stats_from_counts(ptr_, A.rows(), A.cols(), reader_->counts(A));
+    lengths_ = detail::row_lengths(ptr_, A.rows(), groups);
+    stats_ = detail::stats_from_counts(lengths_, A.cols(), reader_->counts(A));
   }
   /// Host row pointers (rows + 1).
   const I* ptr() const { return ptr_; }
+  const detail::RowLengths& lengths() const { return lengths_; }
   const MatrixStats& stats() const { return stats_; }
-  /// SELL-pack's packed entries: in slices of C rows padded to multiples of
-  /// tpr, the rows ordered by `order` (σ > 1) or kept in place (σ = 1,
-  /// `order` empty: then a backend counts them where the columns are).
-  std::int64_t packed_entries(std::int64_t C, std::int64_t tpr,
-                              const std::vector<std::int64_t>& order) {
-    if (reader_ && order.empty()) return reader_->packed_entries(A_, C, tpr);
+  /// SELL-pack's packed entries in SELL's slices: with σ = 1 (rows in
+  /// place) a backend counts them where the columns are.
+  std::int64_t packed_entries(const SellSlices<I>& slices) {
+    if (reader_ && slices.order.empty()) return reader_->packed_entries(A_, slices.C, slices.tpr);
     if (reader_ && ends_.first.empty()) ends_ = reader_->row_ends(A_);
     // Row r's first and last column (r holds an entry).
     const auto first = [&](std::int64_t r) {
@@ -301,22 +421,7 @@ class Columns {
       return reader_ ? ends_.last[static_cast<std::size_t>(r)]
                      : std::int64_t{col_[ptr_[r + 1] - 1]};
     };
-    const std::int64_t m = A_.rows();
-    std::int64_t packed = 0;
-    for (std::int64_t s0 = 0; s0 < m; s0 += C) {
-      std::int64_t w = 0, lo = A_.cols(), hi = -1;
-      for (std::int64_t i = s0; i < std::min(m, s0 + C); ++i) {
-        const std::int64_t r = order.empty() ? i : order[static_cast<std::size_t>(i)];
-        const std::int64_t len = ptr_[r + 1] - ptr_[r];
-        w = std::max(w, len);
-        if (len > 0) {
-          lo = std::min(lo, first(r));
-          hi = std::max(hi, last(r));
-        }
-      }
-      if (hi - lo <= SellPack<T, I>::kMaxSpan) packed += C * ((w + tpr - 1) / tpr * tpr);
-    }
-    return packed;
+    return slices.packed_entries(A_.cols(), SellPack<T, I>::kMaxSpan, first, last);
   }
   HackDiagonals hack_diagonals(std::int64_t H) const {
     return reader_ ? reader_->hack_diagonals(A_, H)
@@ -343,6 +448,7 @@ class Columns {
   RowEnds ends_;  // the backend's, fetched for SELL-pack with σ > 1
   const I* ptr_ = nullptr;
   const I* col_ = nullptr;  // host only
+  detail::RowLengths lengths_;
   MatrixStats stats_;
 };
 
@@ -350,13 +456,16 @@ template <Value T, Index I>
 Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   using detail::padded_bytes;
   Profile p;
-  Columns<T, I> columns(A);
+  // SELL's slices (in place for σ = 1) and HLL's hacks are sized in the
+  // same pass over the row pointers as the statistics.
+  const std::int64_t C = o.slice_size, sigma = o.sigma, tpr = o.threads_per_row;
+  Columns<T, I> columns(A, {.slice = sigma == 1 ? C : 0, .lanes = tpr, .hack = o.hack_size});
   p.stats = columns.stats();
   const MatrixStats& s = p.stats;
+  const detail::RowLengths& lengths = columns.lengths();
   p.csr_bytes = A.bytes();
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz();
   const I* ptr = columns.ptr();
-  const auto len = [&](std::int64_t r) { return static_cast<std::int64_t>(ptr[r + 1] - ptr[r]); };
   constexpr auto SI = static_cast<std::int64_t>(sizeof(I));
   constexpr auto ST = static_cast<std::int64_t>(sizeof(T));
   p.footprints.resize(kAllFormats.size());
@@ -383,37 +492,25 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   }
   // SELL-C-σ: slices of C rows (sorted by length within windows of σ), each
   // padded to its longest row rounded up to threads_per_row.
+  std::unique_ptr<std::int64_t[]> sorted;  // σ > 1: SELL's row order, SELL-pack's too
+  if (sigma > 1) sorted = rows_by_length(ptr, m, sigma);
+  const SellSlices<I> slices{
+      ptr, m, C, tpr,
+      sigma > 1 ? std::span<const std::int64_t>(sorted.get(), m) : std::span<const std::int64_t>()};
   std::int64_t sell_stored = 0, sell_index = 0;  // also SELL-LP's
   {
     Footprint& f = at(Format::Sell);
     f.refused = refusal([&] {
-      const std::int64_t C = o.slice_size, sigma = o.sigma, tpr = o.threads_per_row;
-      const std::int64_t slices = (m + C - 1) / C;
-      std::vector<std::int64_t> lengths(static_cast<std::size_t>(m));
-      for (std::int64_t r = 0; r < m; ++r)
-        lengths[static_cast<std::size_t>(r)] = len(r);
-      if (sigma > 1)
-        for (std::int64_t w = 0; w < m; w += sigma)
-          std::sort(lengths.begin() + w, lengths.begin() + std::min(m, w + sigma),
-                    std::greater<>());
-      std::int64_t stored = 0;
-      for (std::int64_t sl = 0; sl < slices; ++sl) {
-        const std::int64_t r0 = sl * C, r1 = std::min(m, r0 + C);
-        std::int64_t w = 0;
-        for (std::int64_t r = r0; r < r1; ++r)
-          w = std::max(w, lengths[static_cast<std::size_t>(r)]);
-        w = (w + tpr - 1) / tpr * tpr;
-        stored = detail::padded_add("SELL", "stored entries", stored,
-                                    detail::padded_mul("SELL", "slice entries", C, w));
-      }
+      const std::int64_t stored =
+          sell_padded_entries(slices, sigma > 1 ? slices.width_sum() : lengths.slice_widths);
       detail::require_index_fits<I>("SELL", "stored entries", stored);
-      const std::int64_t index_entries = 2 * slices + 1 + m + (sigma > 1 ? m : 0);
+      const std::int64_t index_entries = 2 * slices.count() + 1 + m + (sigma > 1 ? m : 0);
       sell_stored = stored;
       sell_index = index_entries;
       f.bytes = static_cast<std::int64_t>(padded_bytes<T, I>(stored, index_entries));
-      detail::require_budget("SELL",
-                             fmt::format("{} slices of C = {} rows, sigma = {}", slices, C, sigma),
-                             stored, static_cast<double>(f.bytes), p.csr_bytes, o);
+      detail::require_budget(
+          "SELL", fmt::format("{} slices of C = {} rows, sigma = {}", slices.count(), C, sigma),
+          stored, static_cast<double>(f.bytes), p.csr_bytes, o);
     });
   }
   // SELL-LP: SELL's layout and refusals, sizeof(reduced_value_t<T>) per stored value.
@@ -431,22 +528,10 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
     f.refused = at(Format::Sell).refused;
     f.bytes = at(Format::Sell).bytes;
     if (f.refused.empty()) {
-      const std::int64_t C = o.slice_size, sigma = o.sigma, tpr = o.threads_per_row;
-      const std::int64_t slices = (m + C - 1) / C;
-      // The rows in SELL's order: sorted by length within windows of σ.
-      std::vector<std::int64_t> order;
-      if (sigma > 1) {
-        order.resize(static_cast<std::size_t>(m));
-        for (std::int64_t r = 0; r < m; ++r)
-          order[static_cast<std::size_t>(r)] = r;
-        for (std::int64_t w = 0; w < m; w += sigma)
-          std::stable_sort(order.begin() + w, order.begin() + std::min(m, w + sigma),
-                           [&](std::int64_t a, std::int64_t b) { return len(a) > len(b); });
-      }
       const std::int64_t stored = sell_stored;  // the same slices as SELL's
-      const std::int64_t packed = columns.packed_entries(C, tpr, order);
+      const std::int64_t packed = columns.packed_entries(slices);
       f.bytes = stored * ST + packed * 2 + (stored - packed) * SI +
-                (4 * slices + 2 + m + (sigma > 1 ? m : 0)) * SI;
+                (4 * slices.count() + 2 + m + (sigma > 1 ? m : 0)) * SI;
     }
   }
   // HLL: hacks of H rows, each padded to its longest row.
@@ -456,14 +541,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
     f.refused = refusal([&] {
       const std::int64_t H = o.hack_size, hacks = (m + H - 1) / H;
       std::int64_t& stored = hll_stored;
-      for (std::int64_t h = 0; h < hacks; ++h) {
-        const std::int64_t r0 = h * H, r1 = std::min(m, r0 + H);
-        std::int64_t w = 0;
-        for (std::int64_t r = r0; r < r1; ++r)
-          w = std::max(w, len(r));
-        stored = detail::padded_add("HLL", "stored entries", stored,
-                                    detail::padded_mul("HLL", "hack entries", r1 - r0, w));
-      }
+      stored = hll_padded_entries(ptr, m, H, lengths.hack_entries);
       detail::require_index_fits<I>("HLL", "stored entries", stored);
       f.bytes = static_cast<std::int64_t>(padded_bytes<T, I>(stored, hacks + 1 + m));
       detail::require_budget("HLL", fmt::format("{} hacks of H = {} rows", hacks, H), stored,
@@ -474,11 +552,9 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   {
     Footprint& f = at(Format::Hyb);
     f.refused = refusal([&] {
-      const std::int64_t K = o.hyb_width < 0 ? detail::bell_garland_width(ptr, m)
+      const std::int64_t K = o.hyb_width < 0 ? lengths.bell_garland_width()
                                              : std::min<std::int64_t>(o.hyb_width, s.row_max);
-      std::int64_t coo = 0;
-      for (std::int64_t r = 0; r < m; ++r)
-        coo += std::max<std::int64_t>(0, len(r) - K);
+      const std::int64_t coo = lengths.entries_beyond(K);
       const std::int64_t stored = detail::padded_mul("HYB", "rows x width", m, K);
       detail::require_index_fits<I>("HYB", "rows x width", stored);
       f.bytes = static_cast<std::int64_t>(padded_bytes<T, I>(stored, m)) + coo * (2 * SI + ST);

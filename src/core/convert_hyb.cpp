@@ -1,4 +1,4 @@
-// CSR ↔ HYB (ELL part + COO part), and Bell and Garland's width rule.
+// CSR ↔ HYB (ELL part + COO part); Bell and Garland's width from the row lengths (row_lengths.hpp).
 #include <algorithm>
 #include <vector>
 
@@ -6,26 +6,14 @@
 
 #include "core/convert_host.hpp"
 #include "core/padded_size.hpp"
+#include "core/row_lengths.hpp"
 
 namespace spx {
 namespace detail {
 
 template <Index I>
 std::int64_t bell_garland_width(const I* row_ptr, std::int64_t rows) {
-  if (rows <= 0) return 0;
-  const std::int64_t longest = longest_row(row_ptr, rows);
-  // count[k] = rows of length k; then walk K down from the longest row,
-  // accumulating the rows of length >= K, and stop at the first K that a
-  // third of the rows reach.
-  detail::HostVector<std::int64_t> count(static_cast<std::size_t>(longest) + 1, 0);
-  for (std::int64_t r = 0; r < rows; ++r)
-    ++count[row_ptr[r + 1] - row_ptr[r]];
-  std::int64_t at_least = 0;
-  for (std::int64_t K = longest; K > 0; --K) {
-    at_least += count[K];
-    if (3 * at_least >= rows) return K;
-  }
-  return 0;
+  return row_lengths(row_ptr, rows).bell_garland_width();
 }
 
 template std::int64_t bell_garland_width(const std::int32_t*, std::int64_t);

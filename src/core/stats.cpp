@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include <omp.h>
@@ -16,6 +15,7 @@
 #include "core/convert_formats.hpp"
 #include "core/instantiate.hpp"
 #include "core/out_of_memory.hpp"
+#include "core/row_lengths.hpp"
 #include "core/stats.hpp"
 #include "spx/analysis.hpp"
 #include "spx/registry.hpp"
@@ -139,32 +139,20 @@ double scatter_fraction(const I* ptr, const I* col, std::int64_t m, std::int64_t
 
 /// The row counts of MatrixStats (rows, cols, nnz, density, the row
 /// lengths' mean, deviation, least, longest and empty rows), from the row
-/// pointers alone.
-template <Index I>
-MatrixStats row_statistics(const I* ptr, std::int64_t m, std::int64_t n) {
+/// lengths' summary.
+MatrixStats row_statistics(const detail::RowLengths& lengths, std::int64_t n) {
   MatrixStats s;
+  const std::int64_t m = lengths.rows;
   s.rows = m;
   s.cols = n;
-  s.nnz = m > 0 ? std::int64_t{ptr[m]} : 0;
+  s.nnz = lengths.nnz;
   if (s.rows > 0 && s.cols > 0)
     s.density = static_cast<double>(s.nnz) / (static_cast<double>(s.rows) * s.cols);
-  std::int64_t rmin = m > 0 ? std::numeric_limits<std::int64_t>::max() : 0, rmax = 0, empty = 0;
-  double sum_sq = 0;
-  const double mean = m > 0 ? static_cast<double>(s.nnz) / m : 0.0;
-#pragma omp parallel for reduction(min : rmin) reduction(max : rmax) reduction(+ : empty, sum_sq) \
-    schedule(static, 4096)
-  for (std::int64_t r = 0; r < m; ++r) {
-    const std::int64_t len = ptr[r + 1] - ptr[r];
-    rmin = std::min(rmin, len);
-    rmax = std::max(rmax, len);
-    empty += len == 0;
-    sum_sq += (len - mean) * (len - mean);
-  }
-  s.row_min = rmin;
-  s.row_max = rmax;
-  s.empty_rows = empty;
-  s.row_mean = mean;
-  s.row_std = m > 0 ? std::sqrt(sum_sq / m) : 0.0;
+  s.row_min = lengths.shortest();
+  s.row_max = lengths.longest();
+  s.empty_rows = lengths.empty_rows();
+  s.row_mean = m > 0 ? static_cast<double>(s.nnz) / m : 0.0;
+  s.row_std = m > 0 ? std::sqrt(lengths.squared_deviation() / m) : 0.0;
   return s;
 }
 
@@ -191,10 +179,9 @@ void set_block_fill(MatrixStats& s, int b, std::int64_t blocks) {
 
 }  // namespace
 
-template <Index I>
-MatrixStats detail::stats_from_counts(const I* ptr, std::int64_t rows, std::int64_t cols,
+MatrixStats detail::stats_from_counts(const RowLengths& lengths, std::int64_t cols,
                                       const ColumnCounts& c) {
-  MatrixStats s = row_statistics(ptr, rows, cols);
+  MatrixStats s = row_statistics(lengths, cols);
   s.lower_bandwidth = c.lower_bandwidth;
   s.upper_bandwidth = c.upper_bandwidth;
   s.bandwidth = s.nnz > 0 ? c.lower_bandwidth + c.upper_bandwidth + 1 : 0;
@@ -202,6 +189,26 @@ MatrixStats detail::stats_from_counts(const I* ptr, std::int64_t rows, std::int6
   for (int b = 2; b <= 8; ++b)
     set_block_fill(s, b, c.blocks[static_cast<std::size_t>(b - 2)]);
   s.scatter = s.nnz > 0 ? static_cast<double>(c.scattered) / static_cast<double>(s.nnz) : 0.0;
+  return s;
+}
+
+template <Index I>
+MatrixStats detail::stats_from_counts(const I* ptr, std::int64_t rows, std::int64_t cols,
+                                      const ColumnCounts& c) {
+  return stats_from_counts(row_lengths(ptr, rows), cols, c);
+}
+
+template <Value T, Index I>
+MatrixStats detail::analyze_host(const Csr<T, I>& A, const RowLengths& lengths) {
+  const I* ptr = A.row_ptr().data();
+  const I* col = A.col_idx().data();
+  const std::int64_t m = A.rows();
+  MatrixStats s = row_statistics(lengths, A.cols());
+  set_bandwidth(s, ptr, col);
+  s.diagonals = count_diagonals(ptr, col, m, s.cols, s.nnz);
+  for (int b = 2; b <= 8; ++b)
+    set_block_fill(s, b, count_blocks(ptr, col, m, s.cols, s.nnz, b));
+  s.scatter = scatter_fraction(ptr, col, m, s.nnz);
   return s;
 }
 
@@ -214,21 +221,14 @@ MatrixStats analyze(const Csr<T, I>& A) try {
     const Array<I> ptr = A.row_ptr().to(Space::Host);
     return detail::stats_from_counts(ptr.data(), A.rows(), A.cols(), reader.counts(A));
   }
-  const I* ptr = A.row_ptr().data();
-  const I* col = A.col_idx().data();
-  const std::int64_t m = A.rows();
-  MatrixStats s = row_statistics(ptr, m, A.cols());
-  set_bandwidth(s, ptr, col);
-  s.diagonals = count_diagonals(ptr, col, m, s.cols, s.nnz);
-  for (int b = 2; b <= 8; ++b)
-    set_block_fill(s, b, count_blocks(ptr, col, m, s.cols, s.nnz, b));
-  s.scatter = scatter_fraction(ptr, col, m, s.nnz);
-  return s;
+  return detail::analyze_host(A, detail::row_lengths(A.row_ptr().data(), A.rows()));
 } catch (...) {
   detail::rethrow_allocation_failure("analyze");
 }
 
-#define SPX_INST(T, I) template MatrixStats analyze(const Csr<T, I>&);
+#define SPX_INST(T, I)                            \
+  template MatrixStats analyze(const Csr<T, I>&); \
+  template MatrixStats detail::analyze_host(const Csr<T, I>&, const detail::RowLengths&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 template MatrixStats detail::stats_from_counts(const std::int32_t*, std::int64_t, std::int64_t,

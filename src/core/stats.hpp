@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/row_lengths.hpp"
 #include "spx/analysis.hpp"
 #include "spx/core/error.hpp"
 #include "spx/registry.hpp"
@@ -31,11 +32,19 @@ const ColumnReader<T, I>& column_reader_of(const Csr<T, I>& A, std::string_view 
   return *r;
 }
 
-/// MatrixStats from the row pointers (on the host, `rows` + 1 of them) and
-/// the column counts a backend measured: the same numbers `analyze` gives
-/// on a host copy.
+/// MatrixStats from the row lengths' summary and the column counts a
+/// backend measured: the same numbers `analyze` gives on a host copy.
+MatrixStats stats_from_counts(const RowLengths& lengths, std::int64_t cols, const ColumnCounts& c);
+
+/// The same from the row pointers (on the host, `rows` + 1 of them).
 template <Index I>
 MatrixStats stats_from_counts(const I* ptr, std::int64_t rows, std::int64_t cols,
                               const ColumnCounts& c);
+
+/// analyze of a host CSR whose row lengths are summarized already (the
+/// advisor's one pass over the row pointers, which also sizes the slices
+/// and hacks of the padded formats).
+template <Value T, Index I>
+MatrixStats analyze_host(const Csr<T, I>& A, const RowLengths& lengths);
 
 }  // namespace spx::detail
