@@ -580,8 +580,9 @@ TEST(CudaBackend, AutoRuleForShortRowsInF32) {
   EXPECT_EQ(cuda->csr_spmv_auto(rows, 5 * rows, 5, 0, big, 4), Algorithm::Scalar);
   EXPECT_EQ(cuda->csr_spmv_auto(rows, 9 * rows + rows / 2 - 1, 10, 0, big, 4), Algorithm::Scalar);
   EXPECT_EQ(cuda->csr_spmv_auto(2 * rows, 19 * rows, 10, 0, big, 4), Algorithm::Adaptive);
-  // Fewer rows (crack: 10240 of them, mean 5.0; 2^17 - 1 rows of 7).
-  EXPECT_EQ(cuda->csr_spmv_auto(10240, 51200, 8, 0, big / 2, 4), Algorithm::Adaptive);
+  // Fewer rows (10^5 of 5: more than a wave of warps on any GPU, so not
+  // the small-matrix rule; 2^17 - 1 rows of 7).
+  EXPECT_EQ(cuda->csr_spmv_auto(100000, 500000, 8, 0, big / 2, 4), Algorithm::Adaptive);
   const std::int64_t few = (std::int64_t{1} << 17) - 1;
   EXPECT_EQ(cuda->csr_spmv_auto(few, 7 * few, 7, 0, big, 4), Algorithm::Adaptive);
   EXPECT_EQ(cuda->csr_spmv_auto(few + 1, 7 * (few + 1), 7, 0, big, 4), Algorithm::Scalar);

@@ -56,7 +56,7 @@ void profile(const char* spec) {
   const std::int64_t m = A.rows();
   std::vector<I> copy(static_cast<std::size_t>(m + 1));
   const double t_copy = best_ms([&] { std::memcpy(copy.data(), ptr, copy.size() * sizeof(I)); });
-  spx::detail::RowLengths rl;
+  spx::detail::RowLengthSummary rl;
   const double t_pass = best_ms([&] { rl = spx::detail::row_lengths(ptr, m, {32, 1, 32}); });
   spx::MatrixStats s;
   const double t_stats =

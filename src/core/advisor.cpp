@@ -358,14 +358,19 @@ std::int64_t sell_padded_entries(const SellSlices<I>& slices, std::int64_t width
   return checked;
 }
 
-/// HLL's stored entries, `hack_entries` (detail::RowLengths'), or, where
-/// that passed int64, the hacks of H rows added one by one as the
-/// conversion adds them, refused with its message.
+/// HLL's stored entries into `checked`: `hack_entries` (detail::RowLengthSummary'),
+/// or, where that passed int64, the hacks of H rows added one by one as the
+/// conversion adds them, refused with its message (`checked` then holds the
+/// sum reached, a lower bound that HDI's refusal reads, as before the one
+/// pass).
 template <Index I>
-std::int64_t hll_padded_entries(const I* ptr, std::int64_t m, std::int64_t H,
-                                std::int64_t hack_entries) {
-  if (hack_entries != detail::kSaturated) return hack_entries;
-  std::int64_t checked = 0;
+void hll_padded_entries(const I* ptr, std::int64_t m, std::int64_t H, std::int64_t hack_entries,
+                        std::int64_t& checked) {
+  checked = 0;
+  if (hack_entries != detail::kSaturated) {
+    checked = hack_entries;
+    return;
+  }
   for (std::int64_t r0 = 0; r0 < m; r0 += H) {
     const std::int64_t r1 = std::min(m, r0 + H);
     std::int64_t w = 0;
@@ -374,7 +379,6 @@ std::int64_t hll_padded_entries(const I* ptr, std::int64_t m, std::int64_t H,
     checked = detail::padded_add("HLL", "stored entries", checked,
                                  detail::padded_mul("HLL", "hack entries", r1 - r0, w));
   }
-  return checked;
 }
 
 /// The column indices as the profile reads them: a host CSR's own, or, for
@@ -406,7 +410,7 @@ class Columns {
   }
   /// Host row pointers (rows + 1).
   const I* ptr() const { return ptr_; }
-  const detail::RowLengths& lengths() const { return lengths_; }
+  const detail::RowLengthSummary& lengths() const { return lengths_; }
   const MatrixStats& stats() const { return stats_; }
   /// SELL-pack's packed entries in SELL's slices: with σ = 1 (rows in
   /// place) a backend counts them where the columns are.
@@ -448,7 +452,7 @@ class Columns {
   RowEnds ends_;  // the backend's, fetched for SELL-pack with σ > 1
   const I* ptr_ = nullptr;
   const I* col_ = nullptr;  // host only
-  detail::RowLengths lengths_;
+  detail::RowLengthSummary lengths_;
   MatrixStats stats_;
 };
 
@@ -462,7 +466,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
   Columns<T, I> columns(A, {.slice = sigma == 1 ? C : 0, .lanes = tpr, .hack = o.hack_size});
   p.stats = columns.stats();
   const MatrixStats& s = p.stats;
-  const detail::RowLengths& lengths = columns.lengths();
+  const detail::RowLengthSummary& lengths = columns.lengths();
   p.csr_bytes = A.bytes();
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz();
   const I* ptr = columns.ptr();
@@ -541,7 +545,7 @@ Profile profile(const Csr<T, I>& A, ConvertOptions& o) {
     f.refused = refusal([&] {
       const std::int64_t H = o.hack_size, hacks = (m + H - 1) / H;
       std::int64_t& stored = hll_stored;
-      stored = hll_padded_entries(ptr, m, H, lengths.hack_entries);
+      hll_padded_entries(ptr, m, H, lengths.hack_entries, stored);
       detail::require_index_fits<I>("HLL", "stored entries", stored);
       f.bytes = static_cast<std::int64_t>(padded_bytes<T, I>(stored, hacks + 1 + m));
       detail::require_budget("HLL", fmt::format("{} hacks of H = {} rows", hacks, H), stored,

@@ -84,7 +84,7 @@ double padded_bytes(std::int64_t entries, std::int64_t index_entries) {
 
 /// Bell and Garland's HYB width: the largest K such that at least a third of
 /// the rows have K or more entries (0 for a matrix without rows). `row_ptr`
-/// has rows+1 entries. O(rows), parallel (RowLengths::bell_garland_width).
+/// has rows+1 entries. O(rows), parallel (RowLengthSummary::bell_garland_width).
 template <Index I>
 std::int64_t bell_garland_width(const I* row_ptr, std::int64_t rows);
 

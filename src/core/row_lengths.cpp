@@ -24,7 +24,7 @@ struct alignas(64) Tally {
   std::vector<std::int64_t> short_rows;    // short_rows[k]: rows of length k < kShortLengths
   std::vector<std::int64_t> long_lengths;  // the length of each longer row
   std::vector<std::int64_t> run_widths;    // scratch: the longest row of each run of a block
-  std::int64_t slice_widths = 0;           // saturating, as RowLengths'
+  std::int64_t slice_widths = 0;           // saturating, as RowLengthSummary'
   std::int64_t hack_entries = 0;
 };
 
@@ -66,7 +66,9 @@ void tally_block(const I* ptr, std::int64_t r0, std::int64_t r1, std::int64_t ru
     std::int64_t w = 0;
     for (std::int64_t r = r0 + j * run; r < std::min(r1, r0 + (j + 1) * run); ++r) {
       const std::int64_t len = std::int64_t{ptr[r + 1]} - std::int64_t{ptr[r]};
-      if (len < kShortLengths)
+      // Unsigned: a negative length (the row pointers of a view the caller
+      // vouched for, wrongly) is kept as a long one, not an index.
+      if (static_cast<std::uint64_t>(len) < t.short_rows.size())
         ++t.short_rows[static_cast<std::size_t>(len)];
       else
         t.long_lengths.push_back(len);
@@ -91,10 +93,10 @@ void tally_block(const I* ptr, std::int64_t r0, std::int64_t r1, std::int64_t ru
   t.hack_entries = saturating_add(t.hack_entries, hack_entries);
 }
 
-/// The threads' tallies (at least one) as one RowLengths: integer sums and
+/// The threads' tallies (at least one) as one RowLengthSummary: integer sums and
 /// a sort, the same result in any order.
-RowLengths merge(std::vector<Tally>& tallies, std::int64_t rows, std::int64_t nnz) {
-  RowLengths out;
+RowLengthSummary merge(std::vector<Tally>& tallies, std::int64_t rows, std::int64_t nnz) {
+  RowLengthSummary out;
   out.rows = rows;
   out.nnz = nnz;
   std::vector<std::int64_t> short_rows(tallies.front().short_rows.size(), 0);
@@ -119,7 +121,7 @@ RowLengths merge(std::vector<Tally>& tallies, std::int64_t rows, std::int64_t nn
 
 }  // namespace
 
-double RowLengths::squared_deviation() const {
+double RowLengthSummary::squared_deviation() const {
   if (rows == 0) return 0.0;
   const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
   double sum = 0;
@@ -130,14 +132,14 @@ double RowLengths::squared_deviation() const {
   return sum;
 }
 
-std::int64_t RowLengths::entries_beyond(std::int64_t K) const {
+std::int64_t RowLengthSummary::entries_beyond(std::int64_t K) const {
   std::int64_t beyond = 0;
   for (const Bin& b : bins)
     if (b.length > K) beyond += b.rows * (b.length - K);
   return beyond;
 }
 
-std::int64_t RowLengths::bell_garland_width() const {
+std::int64_t RowLengthSummary::bell_garland_width() const {
   // Walk K down the distinct lengths, counting the rows of length >= K; the
   // rows reaching K change only at a length, so the first K that a third of
   // the rows reach is one.
@@ -150,7 +152,7 @@ std::int64_t RowLengths::bell_garland_width() const {
 }
 
 template <Index I>
-RowLengths row_lengths(const I* ptr, std::int64_t rows, const RowGroups& groups) {
+RowLengthSummary row_lengths(const I* ptr, std::int64_t rows, const RowGroups& groups) {
   const std::int64_t nnz = rows > 0 ? std::int64_t{ptr[rows]} : 0;
   const std::int64_t block = block_rows(groups, rows);
   const std::int64_t blocks = (rows + block - 1) / block, run = run_rows(groups, block);
@@ -172,7 +174,7 @@ RowLengths row_lengths(const I* ptr, std::int64_t rows, const RowGroups& groups)
   return merge(tallies, rows, nnz);
 }
 
-template RowLengths row_lengths(const std::int32_t*, std::int64_t, const RowGroups&);
-template RowLengths row_lengths(const std::int64_t*, std::int64_t, const RowGroups&);
+template RowLengthSummary row_lengths(const std::int32_t*, std::int64_t, const RowGroups&);
+template RowLengthSummary row_lengths(const std::int64_t*, std::int64_t, const RowGroups&);
 
 }  // namespace spx::detail

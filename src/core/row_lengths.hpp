@@ -40,7 +40,7 @@ struct RowGroups {
   std::int64_t hack = 0;   ///< HLL's H
 };
 
-struct RowLengths {
+struct RowLengthSummary {
   /// `rows` rows of `length` entries.
   struct Bin {
     std::int64_t length = 0, rows = 0;
@@ -77,6 +77,6 @@ struct RowLengths {
 /// are `ptr`, with the padded sizes of `groups`. O(rows) time, parallel;
 /// O(threads × 4 Ki + rows longer than 4 Ki) memory.
 template <Index I>
-RowLengths row_lengths(const I* ptr, std::int64_t rows, const RowGroups& groups = {});
+RowLengthSummary row_lengths(const I* ptr, std::int64_t rows, const RowGroups& groups = {});
 
 }  // namespace spx::detail

@@ -140,7 +140,7 @@ double scatter_fraction(const I* ptr, const I* col, std::int64_t m, std::int64_t
 /// The row counts of MatrixStats (rows, cols, nnz, density, the row
 /// lengths' mean, deviation, least, longest and empty rows), from the row
 /// lengths' summary.
-MatrixStats row_statistics(const detail::RowLengths& lengths, std::int64_t n) {
+MatrixStats row_statistics(const detail::RowLengthSummary& lengths, std::int64_t n) {
   MatrixStats s;
   const std::int64_t m = lengths.rows;
   s.rows = m;
@@ -179,7 +179,7 @@ void set_block_fill(MatrixStats& s, int b, std::int64_t blocks) {
 
 }  // namespace
 
-MatrixStats detail::stats_from_counts(const RowLengths& lengths, std::int64_t cols,
+MatrixStats detail::stats_from_counts(const RowLengthSummary& lengths, std::int64_t cols,
                                       const ColumnCounts& c) {
   MatrixStats s = row_statistics(lengths, cols);
   s.lower_bandwidth = c.lower_bandwidth;
@@ -199,7 +199,7 @@ MatrixStats detail::stats_from_counts(const I* ptr, std::int64_t rows, std::int6
 }
 
 template <Value T, Index I>
-MatrixStats detail::analyze_host(const Csr<T, I>& A, const RowLengths& lengths) {
+MatrixStats detail::analyze_host(const Csr<T, I>& A, const RowLengthSummary& lengths) {
   const I* ptr = A.row_ptr().data();
   const I* col = A.col_idx().data();
   const std::int64_t m = A.rows();
@@ -228,7 +228,7 @@ MatrixStats analyze(const Csr<T, I>& A) try {
 
 #define SPX_INST(T, I)                            \
   template MatrixStats analyze(const Csr<T, I>&); \
-  template MatrixStats detail::analyze_host(const Csr<T, I>&, const detail::RowLengths&);
+  template MatrixStats detail::analyze_host(const Csr<T, I>&, const detail::RowLengthSummary&);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 #undef SPX_INST
 template MatrixStats detail::stats_from_counts(const std::int32_t*, std::int64_t, std::int64_t,

@@ -34,7 +34,8 @@ const ColumnReader<T, I>& column_reader_of(const Csr<T, I>& A, std::string_view 
 
 /// MatrixStats from the row lengths' summary and the column counts a
 /// backend measured: the same numbers `analyze` gives on a host copy.
-MatrixStats stats_from_counts(const RowLengths& lengths, std::int64_t cols, const ColumnCounts& c);
+MatrixStats stats_from_counts(const RowLengthSummary& lengths, std::int64_t cols,
+                              const ColumnCounts& c);
 
 /// The same from the row pointers (on the host, `rows` + 1 of them).
 template <Index I>
@@ -45,6 +46,6 @@ MatrixStats stats_from_counts(const I* ptr, std::int64_t rows, std::int64_t cols
 /// advisor's one pass over the row pointers, which also sizes the slices
 /// and hacks of the padded formats).
 template <Value T, Index I>
-MatrixStats analyze_host(const Csr<T, I>& A, const RowLengths& lengths);
+MatrixStats analyze_host(const Csr<T, I>& A, const RowLengthSummary& lengths);
 
 }  // namespace spx::detail

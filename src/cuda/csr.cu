@@ -1001,8 +1001,8 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 // Balanced (CSR-I) is never chosen automatically: merge path and binned cover
 // its cases without its row-pointer re-reads.
 /// Rows from which an f32 matrix of 5-9.5 entries a row takes Scalar (rule
-/// 4): one lane a row then fills half the resident threads of an H100 or
-/// H200 (132 SMs x 2048).
+/// 4): one lane a row then fills about half the resident threads of an H100
+/// or H200 (132 SMs x 2048 = 270336).
 constexpr std::int64_t kF32ScalarMinRows = std::int64_t{1} << 17;
 
 bool few_warps(std::int64_t warps) {

@@ -26,6 +26,7 @@ inline constexpr int kWarpSize = 32;
 template <class K, class V>
 __device__ __forceinline__ std::int64_t lower_bound_index(const K* a, std::int64_t lo,
                                                           std::int64_t hi, V v) {
+  static_assert(sizeof(V) >= sizeof(K), "compare the entries in a type at least as wide");
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;
     if (static_cast<V>(a[mid]) < v)
@@ -41,6 +42,7 @@ __device__ __forceinline__ std::int64_t lower_bound_index(const K* a, std::int64
 template <class K, class V>
 __device__ __forceinline__ std::int64_t upper_bound_index(const K* a, std::int64_t lo,
                                                           std::int64_t hi, V v) {
+  static_assert(sizeof(V) >= sizeof(K), "compare the entries in a type at least as wide");
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;
     if (static_cast<V>(a[mid]) <= v)
