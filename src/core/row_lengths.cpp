@@ -157,8 +157,10 @@ RowLengthSummary row_lengths(const I* ptr, std::int64_t rows, const RowGroups& g
   const std::int64_t block = block_rows(groups, rows);
   const std::int64_t blocks = (rows + block - 1) / block, run = run_rows(groups, block);
   const int team = static_cast<int>(std::clamp<std::int64_t>(blocks, 1, omp_get_max_threads()));
-  // No length exceeds nnz: a small matrix needs few counters.
-  const auto short_size = static_cast<std::size_t>(std::min(kShortLengths, nnz + 1));
+  // No length exceeds nnz: a small matrix needs few counters (at least one,
+  // whatever a wrongly trusted view's last row pointer says).
+  const auto short_size =
+      static_cast<std::size_t>(std::clamp<std::int64_t>(nnz + 1, 1, kShortLengths));
   std::vector<Tally> tallies(static_cast<std::size_t>(team));
   FirstError err;
 #pragma omp parallel num_threads(team) if (team > 1)
