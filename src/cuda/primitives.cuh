@@ -21,20 +21,28 @@ inline constexpr int kWarpSize = 32;
 // are, where the kernels compare column indices of either width, or keys, as
 // 64-bit integers.)
 
+/// The first position p in [lo, hi) where before(a[p]) is false, or hi
+/// (std::partition_point: before holds on a prefix of [lo, hi)).
+template <class K, class Before>
+__device__ __forceinline__ std::int64_t partition_point_index(const K* a, std::int64_t lo,
+                                                              std::int64_t hi, Before before) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (before(a[mid]))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /// The first position p in [lo, hi) of the sorted a[] with a[p] >= v, or hi
 /// (std::lower_bound), the entries compared as V.
 template <class K, class V>
 __device__ __forceinline__ std::int64_t lower_bound_index(const K* a, std::int64_t lo,
                                                           std::int64_t hi, V v) {
   static_assert(sizeof(V) >= sizeof(K), "compare the entries in a type at least as wide");
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<V>(a[mid]) < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return partition_point_index(a, lo, hi, [v](K x) { return static_cast<V>(x) < v; });
 }
 
 /// The first position p in [lo, hi) of the sorted a[] with a[p] > v, or hi
@@ -43,14 +51,7 @@ template <class K, class V>
 __device__ __forceinline__ std::int64_t upper_bound_index(const K* a, std::int64_t lo,
                                                           std::int64_t hi, V v) {
   static_assert(sizeof(V) >= sizeof(K), "compare the entries in a type at least as wide");
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<V>(a[mid]) <= v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return partition_point_index(a, lo, hi, [v](K x) { return static_cast<V>(x) <= v; });
 }
 
 /// a / b rounded up (a ≥ 0, b > 0), on the host and the device.
