@@ -477,6 +477,11 @@ TYPED_TEST(CudaConvert, StressGeometryMatchesHostConversion) {
        [](std::int64_t, auto& g) -> std::int64_t { return 1 + g() % 9; }},
       // Wide and short.
       {"wide", 40, 50000 * scale, [](std::int64_t, auto& g) -> std::int64_t { return g() % 200; }},
+      // Diagonals over a span of millions with a few dozen entries: DIA's
+      // distinct diagonals come from the sort, not from the bits over the
+      // span (convert_device.cpp, kDiagonalWordsFloor).
+      {"hypersparse-wide", 8, 3000000,
+       [](std::int64_t, auto& g) -> std::int64_t { return 1 + g() % 5; }},
   };
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const Case& k = cases[c];

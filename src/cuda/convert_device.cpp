@@ -70,7 +70,10 @@ auto via_host(const Csr<T, I>& A, F&& host_convert) {
 template <Value T, Index I>
 ExplicitZeros<I> device_explicit_zeros(const Csr<T, I>& A) {
   const std::int64_t nnz = A.nnz();
-  if (nnz == 0) return {device_array<I>(0), device_array<I>(0)};
+  // Counted first: most matrices have none, and a count reads the values
+  // once where the positions' scan moves three times their bytes.
+  if (nnz == 0 || conv::count_zeros(A.values().data(), nnz) == 0)
+    return {device_array<I>(0), device_array<I>(0)};
   Scratch<std::int64_t> pos(nnz + 1);
   conv::zero_flags(A.values().data(), nnz, pos.get());
   conv::exclusive_sum(pos.get(), nnz + 1);
@@ -101,13 +104,21 @@ struct GroupKeys {
   void subkeys(std::int64_t shift, I* out) const {
     conv::subkeys(uniq, count, sub_bits, shift, out);
   }
-  /// Every value of A at its place in `values` (zeroed before).
-  template <Value T, Index I>
-  void scatter(const Csr<T, I>& A, const std::int64_t* start, T* values) const {
+  /// Every value of A at its place in `values` (zeroed before), as stored in
+  /// an array of S (T, or DIA-LP's reduced type: rounded).
+  template <Value T, Index I, class S>
+  void scatter(const Csr<T, I>& A, const std::int64_t* start, S* values) const {
     conv::scatter_values(A.row_ptr().data(), A.col_idx().data(), A.values().data(), A.rows(),
                          A.nnz(), mode, H, sub_bits, uniq, start, values);
   }
 };
+
+/// The bits of DIA's diagonals (one per j − i + rows − 1) replace the sort
+/// when their words number at most this many per entry and row, plus this
+/// floor: then they take less memory than the sort's keys, and far less
+/// time. Wider and sparser matrices sort.
+constexpr std::int64_t kDiagonalWordsPerEntry = 2;
+constexpr std::int64_t kDiagonalWordsFloor = std::int64_t{1} << 16;
 
 template <Value T, Index I>
 GroupKeys distinct_keys(const Csr<T, I>& A, conv::KeyMode mode, std::int64_t H, int sub_bits,
@@ -118,6 +129,22 @@ GroupKeys distinct_keys(const Csr<T, I>& A, conv::KeyMode mode, std::int64_t H, 
   g.sub_bits = sub_bits;
   const std::int64_t nnz = A.nnz();
   if (nnz == 0) return g;
+  const std::int64_t span = A.rows() + A.cols() - 1, words = (span + 31) / 32;
+  if (mode == conv::KeyMode::Diagonal && H >= A.rows() &&
+      words <= kDiagonalWordsPerEntry * (nnz + A.rows()) + kDiagonalWordsFloor) {
+    // One group: the keys are the diagonals themselves; mark them, then
+    // list the marked ones in order.
+    Scratch<std::uint32_t> bits(words);
+    Scratch<std::int64_t> pos(words + 1);
+    conv::mark_diagonals(A.row_ptr().data(), A.col_idx().data(), A.rows(), nnz, span, bits.get());
+    conv::bit_counts(bits.get(), words, pos.get());
+    conv::exclusive_sum(pos.get(), words + 1);
+    g.count = conv::read_back(pos.get() + words);
+    g.a = std::make_unique<Scratch<std::uint64_t>>(g.count);
+    conv::bit_positions(bits.get(), words, pos.get(), g.a->get());
+    g.uniq = g.a->get();
+    return g;
+  }
   g.a = std::make_unique<Scratch<std::uint64_t>>(nnz);
   g.b = std::make_unique<Scratch<std::uint64_t>>(nnz);
   conv::entry_keys(A.row_ptr().data(), A.col_idx().data(), A.rows(), nnz, mode, H, sub_bits,
@@ -229,8 +256,11 @@ Ell<T, I> device_to_ell(const Csr<T, I>& A, const ConvertOptions& options) {
 
 // ---- SELL ---------------------------------------------------------------------
 
+/// SELL of A. With `reduced` (SELL-LP), the values are rounded into it as
+/// they are placed, and the SELL's own values array is left empty.
 template <Value T, Index I>
-Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
+Sell<T, I> device_sell(const Csr<T, I>& A, const ConvertOptions& options,
+                       Array<reduced_value_t<T>>* reduced) {
   const int C = options.slice_size, sigma = options.sigma, tpr = options.threads_per_row;
   const std::int64_t rows = A.rows();
   const I* ptr = A.row_ptr().data();
@@ -245,7 +275,16 @@ Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
     const std::int64_t windows = (rows + sigma - 1) / sigma;
     const int len_bits = conv::bit_width(static_cast<std::uint64_t>(longest));
     const int end_bit = conv::bit_width(static_cast<std::uint64_t>(windows - 1)) + len_bits;
-    if (end_bit > 64) return via_host(A, [&](const Csr<T, I>& H) { return to_sell(H, options); });
+    if (end_bit > 64) {
+      Sell<T, I> S = via_host(A, [&](const Csr<T, I>& H) { return to_sell(H, options); });
+      if (reduced != nullptr) {
+        *reduced = device_array<reduced_value_t<T>>(S.stored());
+        conv::round_values(S.values().data(), S.stored(), reduced->data());
+        finish();
+        S.values() = device_array<T>(0);
+      }
+      return S;
+    }
     keys = std::make_unique<Scratch<std::uint64_t>>(rows);
     keys_alt = std::make_unique<Scratch<std::uint64_t>>(rows);
     vals = std::make_unique<Scratch<I>>(rows);
@@ -270,14 +309,19 @@ Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
   Array<I> slice_ptr = device_array<I>(slices + 1);
   Array<I> slice_width = device_array<I>(slices);
   Array<I> col = device_array<I>(stored);
-  Array<T> val = device_array<T>(stored);
+  Array<T> val = device_array<T>(reduced != nullptr ? 0 : stored);
+  if (reduced != nullptr) *reduced = device_array<reduced_value_t<T>>(stored);
   Array<I> len = device_array<I>(rows);
   Array<I> perm = device_array<I>(sigma > 1 ? rows : 0);
   conv::narrow(g.offset.get(), slices + 1, slice_ptr.data());
   conv::narrow(g.width.get(), slices, slice_width.data());
   conv::slot_lengths(ptr, order, rows, LLONG_MAX, len.data());
-  conv::fill_groups(g.fill(C, slices * C, rows, order), ptr, A.col_idx().data(), A.values().data(),
-                    col.data(), val.data());
+  const conv::GroupFill<I> fill = g.fill(C, slices * C, rows, order);
+  if (reduced != nullptr)
+    conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(),
+                      reduced->data());
+  else
+    conv::fill_groups(fill, ptr, A.col_idx().data(), A.values().data(), col.data(), val.data());
   if (order != nullptr && rows > 0)
     cuda::check(cudaMemcpyAsync(perm.data(), order, perm.bytes(), cudaMemcpyDeviceToDevice,
                                 cudaStreamLegacy),
@@ -286,6 +330,11 @@ Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
   return Sell<T, I>(rows, A.cols(), C, sigma, tpr, std::move(slice_ptr), std::move(slice_width),
                     std::move(col), std::move(val), std::move(len), std::move(perm),
                     Known{.nnz = A.nnz()});
+}
+
+template <Value T, Index I>
+Sell<T, I> device_to_sell(const Csr<T, I>& A, const ConvertOptions& options) {
+  return device_sell<T, I>(A, options, nullptr);
 }
 
 // ---- SELL-pack --------------------------------------------------------------------
@@ -322,17 +371,15 @@ SellPack<T, I> device_to_sell_pack(const Csr<T, I>& A, const ConvertOptions& opt
 
 // ---- SELL-LP ------------------------------------------------------------------
 
-/// SELL on the device, then its values rounded to the storage type. An
-/// overflowing value is found on the device; the refusal is then the host
-/// check's on a host copy, so that both give the same message.
+/// SELL on the device with its values rounded to the storage type as they
+/// are placed. An overflowing value is found on the device; the refusal is
+/// then the host check's on a host copy, so that both give the same message.
 template <Value T, Index I>
 SellLp<T, I> device_to_sell_lp(const Csr<T, I>& A, const ConvertOptions& options) {
   if (conv::first_overflow(A.values().data(), A.nnz()) >= 0)
     check_reduced_range(A.to(Space::Host), Format::SellLp);  // throws
-  Sell<T, I> s = device_to_sell(A, options);
-  Array<reduced_value_t<T>> val = device_array<reduced_value_t<T>>(s.stored());
-  conv::round_values(s.values().data(), s.stored(), val.data());
-  finish();
+  Array<reduced_value_t<T>> val;
+  Sell<T, I> s = device_sell<T, I>(A, options, &val);
   return SellLp<T, I>(std::move(s), std::move(val));
 }
 
@@ -530,8 +577,18 @@ SymCsr<T, I> device_to_sym_csr(const Csr<T, I>& A, const ConvertOptions&) {
 
 // ---- DIA ----------------------------------------------------------------------
 
-template <Value T, Index I>
-Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options) {
+/// DIA's layout of A with its values stored as S (T for DIA, the reduced
+/// type for DIA-LP, rounded on the way): the diagonals, the budget checked
+/// as DIA's, the values scattered, the explicit zeros.
+template <class S, Value T, Index I>
+struct DiaParts {
+  Array<I> offsets;
+  Array<S> values;
+  ExplicitZeros<I> zeros;
+};
+
+template <class S, Value T, Index I>
+DiaParts<S, T, I> dia_parts(const Csr<T, I>& A, const ConvertOptions& options) {
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz();
   const std::int64_t span = m > 0 && n > 0 ? m + n - 1 : 0;
   const int sub_bits = conv::bit_width(static_cast<std::uint64_t>(span > 0 ? span - 1 : 0));
@@ -543,18 +600,24 @@ Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options) {
   check_padded_budget("DIA", fmt::format("{} rows x {} diagonals", m, nd), size, A.nnz(), A.bytes(),
                       options);
 
-  Array<I> offsets = device_array<I>(nd);
-  Array<T> values = device_zeros<T>(size.values, "cudaMemsetAsync (DIA values)");
-  keys.subkeys(-(m - 1), offsets.data());
+  DiaParts<S, T, I> d{
+      device_array<I>(nd), device_zeros<S>(size.values, "cudaMemsetAsync (DIA values)"), {}};
+  keys.subkeys(-(m - 1), d.offsets.data());
   if (nnz > 0) {
     Scratch<std::int64_t> start(2);
     keys.group_starts(1, start.get());
-    keys.scatter(A, start.get(), values.data());
+    keys.scatter(A, start.get(), d.values.data());
   }
-  ExplicitZeros<I> zeros = device_explicit_zeros(A);
+  d.zeros = device_explicit_zeros(A);
+  return d;
+}
+
+template <Value T, Index I>
+Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options) {
+  DiaParts<T, T, I> d = dia_parts<T>(A, options);
   finish();
-  return Dia<T, I>(m, n, std::move(offsets), std::move(values), std::move(zeros),
-                   Known{.nnz = nnz});
+  return Dia<T, I>(A.rows(), A.cols(), std::move(d.offsets), std::move(d.values),
+                   std::move(d.zeros), Known{.nnz = A.nnz()});
 }
 
 // ---- SYM_DIA ------------------------------------------------------------------
@@ -595,10 +658,11 @@ SymDia<T, I> device_to_sym_dia(const Csr<T, I>& A, const ConvertOptions& options
 
 // ---- DIA-LP -------------------------------------------------------------------
 
-/// DIA on the device, then its values rounded to the storage type; the
-/// refusal of an overflowing value as SELL-LP's. A nonzero that rounds to
-/// zero (below the storage type's subnormals: rare) joins the explicit zeros:
-/// that case is the host conversion's, copied to the device.
+/// DIA's layout on the device with the values rounded to the storage type
+/// as they are scattered; the refusal of an overflowing value as SELL-LP's.
+/// A nonzero that rounds to zero (below the storage type's subnormals: rare)
+/// joins the explicit zeros: that case is the host conversion's, copied to
+/// the device.
 template <Value T, Index I>
 DiaLp<T, I> device_to_dia_lp(const Csr<T, I>& A, const ConvertOptions& options) {
   if (conv::first_overflow(A.values().data(), A.nnz()) >= 0)
@@ -606,12 +670,13 @@ DiaLp<T, I> device_to_dia_lp(const Csr<T, I>& A, const ConvertOptions& options) 
   if (conv::first_flushed(A.values().data(), A.nnz()) >= 0)
     return std::get<DiaLp<T, I>>(convert(A.to(Space::Host), Format::DiaLp, options))
         .to(Space::Device);
-  Dia<T, I> d = device_to_dia(A, options);
-  const auto n = static_cast<std::int64_t>(d.values().size());
-  Array<reduced_value_t<T>> val = device_array<reduced_value_t<T>>(n);
-  conv::round_values(d.values().data(), n, val.data());
+  DiaParts<reduced_value_t<T>, T, I> d = dia_parts<reduced_value_t<T>>(A, options);
   finish();
-  return DiaLp<T, I>(std::move(d), std::move(val));
+  // DIA's structure with an empty values array: DiaLp keeps the offsets
+  // and the explicit zeros, and drops DIA's values anyway.
+  Dia<T, I> structure(A.rows(), A.cols(), std::move(d.offsets), device_array<T>(0),
+                      std::move(d.zeros), Known{.nnz = A.nnz()});
+  return DiaLp<T, I>(std::move(structure), std::move(d.values));
 }
 
 // ---- HDI ----------------------------------------------------------------------

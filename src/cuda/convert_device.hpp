@@ -131,10 +131,12 @@ void group_sizes(std::int64_t* width, std::int64_t groups, std::int64_t C, std::
 /// out[s] = min(length of row order[s] (or s), cap) for s < rows.
 template <Index I>
 void slot_lengths(const I* ptr, const I* order, std::int64_t rows, std::int64_t cap, I* out);
-/// Writes the ELLPACK (or JAD) arrays of every group.
-template <Value T, Index I>
+/// Writes the ELLPACK (or JAD) arrays of every group. S is T, or SELL-LP's
+/// storage type (reduced_value_t<T>): the values are then rounded as
+/// round_values does.
+template <Value T, Index I, class S>
 void fill_groups(const GroupFill<I>& g, const I* ptr, const I* col, const T* val, I* out_col,
-                 T* out_val);
+                 S* out_val);
 /// extra[r] = max(0, length of row r − K) for r < rows, extra[rows] = 0.
 template <Index I>
 void hyb_extra(const I* ptr, std::int64_t rows, std::int64_t K, std::int64_t* extra);
@@ -194,13 +196,33 @@ void group_starts(const std::uint64_t* uniq, std::int64_t n, std::int64_t groups
 /// out[k] = (uniq[k] & low mask) + shift.
 template <Index I>
 void subkeys(const std::uint64_t* uniq, std::int64_t n, int sub_bits, std::int64_t shift, I* out);
+/// DIA's diagonals without a sort (KeyMode::Diagonal, one group: H = rows):
+/// sets bit j − i + rows − 1 of `bits` for every entry (i, j). `bits` holds
+/// (span + 31) / 32 words, span = rows + cols − 1, zeroed here. Each block
+/// gathers its tile's distinct diagonals in shared memory first, so that a
+/// few diagonals shared by millions of entries cost one global update per
+/// block, not one per warp (the sort this replaces cost about 20 products).
+template <Index I>
+void mark_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
+                    std::int64_t span, std::uint32_t* bits);
+/// count[w] = the set bits of bits[w] for w < words, count[words] = 0.
+void bit_counts(const std::uint32_t* bits, std::int64_t words, std::int64_t* count);
+/// out[pos[w] + t] = 32·w + the position of the t-th set bit of bits[w]
+/// (pos: bit_counts scanned): every set position, in increasing order.
+void bit_positions(const std::uint32_t* bits, std::int64_t words, const std::int64_t* pos,
+                   std::uint64_t* out);
 /// Writes every CSR value at its place (values zeroed beforehand): Diagonal:
 /// H·start[g] + d·rows_g + r; Block: (start[g] + d)·H² + (column % H)·H + r,
-/// with d the index of the entry's key among its group's unique keys.
-template <Value T, Index I>
+/// with d the index of the entry's key among its group's unique keys. S is T,
+/// or DIA-LP's storage type (reduced_value_t<T>): the value is then rounded
+/// as round_values does.
+template <Value T, Index I, class S>
 void scatter_values(const I* ptr, const I* col, const T* val, std::int64_t rows, std::int64_t nnz,
                     KeyMode mode, std::int64_t H, int sub_bits, const std::uint64_t* uniq,
-                    const std::int64_t* start, T* out);
+                    const std::int64_t* start, S* out);
+/// The number of values equal to zero among val[0, nnz). Synchronous.
+template <Value T>
+std::int64_t count_zeros(const T* val, std::int64_t nnz);
 /// flags[k] = (val[k] == 0) for k < nnz, flags[nnz] = 0.
 template <Value T>
 void zero_flags(const T* val, std::int64_t nnz, std::int64_t* flags);

@@ -4,20 +4,25 @@
 // the distinct ones gives each group's diagonals or block columns in
 // increasing order, as the host's per-group sort + unique does; each entry is
 // then written at its place, found by a binary search among its group's
-// keys. The explicit zeros are the entries whose value compares equal to 0,
+// keys. DIA (and SYM_DIA, DIA-LP) skips the sort where the span of its
+// diagonals allows: one bit per diagonal, set by the entries, listed in
+// order. The explicit zeros are the entries whose value compares equal to 0,
 // in CSR order (= (row, column) order), as on the host.
 //
 // Entries are visited in tiles (convert_passes.cuh): a block takes kTile
 // consecutive entries, finds the rows of its first and last entry in
 // row_ptr, and each thread searches its entry's row between the two.
 #include <cuda_runtime.h>
+#include <cuda/atomic>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/instantiate.hpp"
 #include "cuda/check.hpp"
 #include "cuda/convert_device.hpp"
 #include "cuda/convert_passes.cuh"
+#include "cuda/launch.hpp"
 
 namespace spx::cuda::conv {
 namespace {
@@ -84,12 +89,92 @@ __global__ void __launch_bounds__(kBlock)
   if (k < n) out[k] = static_cast<I>(static_cast<std::int64_t>(uniq[k] & mask) + shift);
 }
 
-template <class T, class I>
+/// Slots of a block's set of distinct diagonals, and the probes an insert
+/// tries before it updates the global bits itself.
+constexpr int kSetSlots = 256;
+constexpr int kSetProbes = 8;
+
+/// Sets bit d of the global bits (one word, relaxed: only bits are added,
+/// and the kernel's end orders them before any reader).
+__device__ __forceinline__ void set_bit(std::uint32_t* bits, std::int64_t d) {
+  const std::uint32_t bit = 1u << (d & 31);
+  ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device> word(bits[d >> 5]);
+  if ((word.load(::cuda::std::memory_order_relaxed) & bit) == 0)
+    word.fetch_or(bit, ::cuda::std::memory_order_relaxed);
+}
+
+template <class I>
+__global__ void __launch_bounds__(kBlock)
+    mark_diagonals_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t rows,
+                          std::int64_t nnz, std::uint32_t* bits) {
+  // The tile's distinct diagonals: a warp's lanes with the same diagonal
+  // elect one, which inserts it into an open-addressing set in shared
+  // memory; a full neighbourhood sends it to the global bits directly (a
+  // tile of scattered diagonals: no hot word there).
+  __shared__ unsigned long long set[kSetSlots];
+  constexpr unsigned long long kEmpty = ~0ull;
+  for (int s = threadIdx.x; s < kSetSlots; s += kBlock)
+    set[s] = kEmpty;
+  std::int64_t lo, hi;
+  tile_segments(ptr, rows, nnz, lo, hi);  // synchronizes the block
+  const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+  const std::int64_t t0 = blockIdx.x * kTile;
+  for (int it = 0; it < kItems; ++it) {
+    const std::int64_t k = t0 + it * kBlock + threadIdx.x;
+    const auto d = k < nnz ? static_cast<unsigned long long>(static_cast<std::int64_t>(col[k]) -
+                                                             last_le(ptr, lo, hi, k) + rows - 1)
+                           : kEmpty;
+    const unsigned peers = __match_any_sync(kFullMask, d);
+    if (d == kEmpty || __ffs(peers) - 1 != lane) continue;
+    auto h = static_cast<unsigned>((d * 0x9e3779b97f4a7c15ull) >> 56) & (kSetSlots - 1);
+    bool placed = false;
+    for (int p = 0; p < kSetProbes && !placed; ++p, h = (h + 1) & (kSetSlots - 1)) {
+      const unsigned long long old = atomicCAS(&set[h], kEmpty, d);
+      placed = old == kEmpty || old == d;
+    }
+    if (!placed) set_bit(bits, static_cast<std::int64_t>(d));
+  }
+  __syncthreads();
+  for (int s = threadIdx.x; s < kSetSlots; s += kBlock)
+    if (set[s] != kEmpty) set_bit(bits, static_cast<std::int64_t>(set[s]));
+}
+
+__global__ void __launch_bounds__(kBlock)
+    bit_counts_kernel(const std::uint32_t* __restrict__ bits, std::int64_t words,
+                      std::int64_t* __restrict__ count) {
+  const std::int64_t w = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
+  if (w <= words) count[w] = w < words ? __popc(bits[w]) : 0;
+}
+
+__global__ void __launch_bounds__(kBlock)
+    bit_positions_kernel(const std::uint32_t* __restrict__ bits, std::int64_t words,
+                         const std::int64_t* __restrict__ pos, std::uint64_t* __restrict__ out) {
+  const std::int64_t w = blockIdx.x * std::int64_t{kBlock} + threadIdx.x;
+  if (w >= words) return;
+  std::int64_t p = pos[w];
+  for (std::uint32_t b = bits[w]; b != 0; b &= b - 1)
+    out[p++] = static_cast<std::uint64_t>(32 * w + __ffs(static_cast<int>(b)) - 1);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kBlock)
+    count_zeros_kernel(const T* __restrict__ val, std::int64_t n,
+                       unsigned long long* __restrict__ count) {
+  unsigned long long c = 0;
+  for (std::int64_t k = blockIdx.x * std::int64_t{kBlock} + threadIdx.x; k < n;
+       k += std::int64_t{gridDim.x} * kBlock)
+    c += val[k] == T{0} ? 1 : 0;
+  for (int offset = kWarpSize / 2; offset > 0; offset >>= 1)
+    c += __shfl_xor_sync(kFullMask, c, offset);
+  if ((threadIdx.x & (kWarpSize - 1)) == 0 && c > 0) atomicAdd(count, c);
+}
+
+template <class T, class I, class S>
 __global__ void __launch_bounds__(kBlock)
     scatter_values_kernel(const I* __restrict__ ptr, const I* __restrict__ col,
                           const T* __restrict__ val, std::int64_t nnz, EntryKey ek,
                           const std::uint64_t* __restrict__ uniq,
-                          const std::int64_t* __restrict__ start, T* __restrict__ out) {
+                          const std::int64_t* __restrict__ start, S* __restrict__ out) {
   for_each_in_tile(ptr, ek.rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
     const std::int64_t i = last_le(ptr, lo, hi, k);
     const std::int64_t j = col[k];
@@ -103,7 +188,7 @@ __global__ void __launch_bounds__(kBlock)
     } else {
       p = (gb + d) * ek.H * ek.H + (j % ek.H) * ek.H + r;
     }
-    out[p] = val[k];
+    out[p] = stored_as<S>(val[k]);
   });
 }
 
@@ -167,14 +252,55 @@ void subkeys(const std::uint64_t* uniq, std::int64_t n, int sub_bits, std::int64
   check_launch("subkeys");
 }
 
-template <Value T, Index I>
+template <Index I>
+void mark_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
+                    std::int64_t span, std::uint32_t* bits) {
+  const std::int64_t words = (span + 31) / 32;
+  if (words > 0)
+    check(
+        cudaMemsetAsync(bits, 0, static_cast<std::size_t>(words) * sizeof(std::uint32_t), kStream),
+        "cudaMemsetAsync (diagonal bits)");
+  if (nnz <= 0) return;
+  mark_diagonals_kernel<I>
+      <<<tiles_for(nnz, "mark_diagonals"), kBlock, 0, kStream>>>(ptr, col, rows, nnz, bits);
+  check_launch("mark_diagonals");
+}
+
+void bit_counts(const std::uint32_t* bits, std::int64_t words, std::int64_t* count) {
+  bit_counts_kernel<<<blocks_for(words + 1, "bit_counts"), kBlock, 0, kStream>>>(bits, words,
+                                                                                 count);
+  check_launch("bit_counts");
+}
+
+void bit_positions(const std::uint32_t* bits, std::int64_t words, const std::int64_t* pos,
+                   std::uint64_t* out) {
+  if (words <= 0) return;
+  bit_positions_kernel<<<blocks_for(words, "bit_positions"), kBlock, 0, kStream>>>(bits, words, pos,
+                                                                                   out);
+  check_launch("bit_positions");
+}
+
+template <Value T, Index I, class S>
 void scatter_values(const I* ptr, const I* col, const T* val, std::int64_t rows, std::int64_t nnz,
                     KeyMode mode, std::int64_t H, int sub_bits, const std::uint64_t* uniq,
-                    const std::int64_t* start, T* out) {
+                    const std::int64_t* start, S* out) {
   if (nnz <= 0) return;
-  scatter_values_kernel<T, I><<<tiles_for(nnz, "scatter_values"), kBlock, 0, kStream>>>(
+  scatter_values_kernel<T, I, S><<<tiles_for(nnz, "scatter_values"), kBlock, 0, kStream>>>(
       ptr, col, val, nnz, EntryKey{mode, rows, H, sub_bits}, uniq, start, out);
   check_launch("scatter_values");
+}
+
+template <Value T>
+std::int64_t count_zeros(const T* val, std::int64_t nnz) {
+  if (nnz <= 0) return 0;
+  StreamScratch out(sizeof(unsigned long long), kStream);
+  check(cudaMemsetAsync(out.as<void>(), 0, sizeof(unsigned long long), kStream),
+        "cudaMemsetAsync (zero count)");
+  const unsigned grid = std::min<unsigned>(grid_size(nnz, kBlock, "count_zeros"),
+                                           static_cast<unsigned>(sm_count()) * 8u);
+  count_zeros_kernel<T><<<grid, kBlock, 0, kStream>>>(val, nnz, out.as<unsigned long long>());
+  check_launch("count_zeros");
+  return static_cast<std::int64_t>(read_back(out.as<std::uint64_t>()));
 }
 
 template <Value T>
@@ -192,24 +318,36 @@ void scatter_zeros(const I* ptr, const I* col, std::int64_t rows, std::int64_t n
   check_launch("scatter_zeros");
 }
 
-#define SPX_INST_I(I)                                                                  \
-  template void entry_keys<I>(const I*, const I*, std::int64_t, std::int64_t, KeyMode, \
-                              std::int64_t, int, std::uint64_t*);                      \
-  template void subkeys<I>(const std::uint64_t*, std::int64_t, int, std::int64_t, I*); \
-  template void scatter_zeros<I>(const I*, const I*, std::int64_t, std::int64_t,       \
-                                 const std::int64_t*, I*, I*);
+#define SPX_INST_I(I)                                                                           \
+  template void entry_keys<I>(const I*, const I*, std::int64_t, std::int64_t, KeyMode,          \
+                              std::int64_t, int, std::uint64_t*);                               \
+  template void subkeys<I>(const std::uint64_t*, std::int64_t, int, std::int64_t, I*);          \
+  template void scatter_zeros<I>(const I*, const I*, std::int64_t, std::int64_t,                \
+                                 const std::int64_t*, I*, I*);                                  \
+  template void mark_diagonals<I>(const I*, const I*, std::int64_t, std::int64_t, std::int64_t, \
+                                  std::uint32_t*);
 SPX_INST_I(std::int32_t)
 SPX_INST_I(std::int64_t)
 #undef SPX_INST_I
 
 template void zero_flags<float>(const float*, std::int64_t, std::int64_t*);
 template void zero_flags<double>(const double*, std::int64_t, std::int64_t*);
+template std::int64_t count_zeros<float>(const float*, std::int64_t);
+template std::int64_t count_zeros<double>(const double*, std::int64_t);
 
-#define SPX_INST(T, I)                                                                         \
-  template void scatter_values<T, I>(const I*, const I*, const T*, std::int64_t, std::int64_t, \
-                                     KeyMode, std::int64_t, int, const std::uint64_t*,         \
-                                     const std::int64_t*, T*);
+// S = T for every format; DIA-LP's storage types (float for double, bfloat16
+// bits for float) for DIA-LP's values.
+#define SPX_INST_S(T, I, S)                                                                       \
+  template void scatter_values<T, I, S>(const I*, const I*, const T*, std::int64_t, std::int64_t, \
+                                        KeyMode, std::int64_t, int, const std::uint64_t*,         \
+                                        const std::int64_t*, S*);
+#define SPX_INST(T, I) SPX_INST_S(T, I, T)
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+SPX_INST_S(double, std::int32_t, float)
+SPX_INST_S(double, std::int64_t, float)
+SPX_INST_S(float, std::int32_t, std::uint16_t)
+SPX_INST_S(float, std::int64_t, std::uint16_t)
 #undef SPX_INST
+#undef SPX_INST_S
 
 }  // namespace spx::cuda::conv

@@ -85,11 +85,11 @@ __global__ void __launch_bounds__(kBlock)
   out[s] = static_cast<I>(min(static_cast<std::int64_t>(ptr[r + 1]) - ptr[r], cap));
 }
 
-template <class T, class I>
+template <class T, class I, class S>
 __global__ void __launch_bounds__(kBlock)
     fill_groups_kernel(GroupFill<I> g, const I* __restrict__ ptr, const I* __restrict__ col,
                        const T* __restrict__ val, I* __restrict__ out_col,
-                       T* __restrict__ out_val) {
+                       S* __restrict__ out_val) {
   const std::int64_t unit = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) / 32;
   const int lane = threadIdx.x & 31;
   if (unit >= g.units) return;
@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(kBlock)
     for (std::int64_t j = j0; j < copy_end; ++j) {
       const std::int64_t p = static_cast<std::int64_t>(g.jd_ptr[j]) + s;
       out_col[p] = __ldg(col + b + j);
-      out_val[p] = __ldg(val + b + j);
+      out_val[p] = stored_as<S>(__ldg(val + b + j));
     }
     return;
   }
@@ -128,14 +128,14 @@ __global__ void __launch_bounds__(kBlock)
   for (std::int64_t j = j0; j < copy_end; ++j) {
     const std::int64_t p = base + j * slots;
     out_col[p] = __ldg(col + b + j);
-    out_val[p] = __ldg(val + b + j);
+    out_val[p] = stored_as<S>(__ldg(val + b + j));
   }
   if (j1 > n) {
     const I pad = n > 0 ? __ldg(col + b + n - 1) : I{0};
     for (std::int64_t j = max(j0, n); j < j1; ++j) {
       const std::int64_t p = base + j * slots;
       out_col[p] = pad;
-      out_val[p] = T{0};
+      out_val[p] = S{0};
     }
   }
 }
@@ -228,11 +228,11 @@ void slot_lengths(const I* ptr, const I* order, std::int64_t rows, std::int64_t 
   check_launch("slot_lengths");
 }
 
-template <Value T, Index I>
+template <Value T, Index I, class S>
 void fill_groups(const GroupFill<I>& g, const I* ptr, const I* col, const T* val, I* out_col,
-                 T* out_val) {
+                 S* out_val) {
   if (g.units <= 0) return;
-  fill_groups_kernel<T, I><<<blocks_for(g.units * 32, "fill_groups"), kBlock, 0, kStream>>>(
+  fill_groups_kernel<T, I, S><<<blocks_for(g.units * 32, "fill_groups"), kBlock, 0, kStream>>>(
       g, ptr, col, val, out_col, out_val);
   check_launch("fill_groups");
 }
@@ -284,11 +284,19 @@ SPX_INST_I(std::int32_t)
 SPX_INST_I(std::int64_t)
 #undef SPX_INST_I
 
-#define SPX_INST(T, I)                                                                        \
-  template void fill_groups<T, I>(const GroupFill<I>&, const I*, const I*, const T*, I*, T*); \
-  template void hyb_coo<T, I>(const I*, const I*, const T*, std::int64_t, std::int64_t,       \
+#define SPX_INST_S(T, I, S) \
+  template void fill_groups<T, I, S>(const GroupFill<I>&, const I*, const I*, const T*, I*, S*);
+#define SPX_INST(T, I)                                                                  \
+  SPX_INST_S(T, I, T)                                                                   \
+  template void hyb_coo<T, I>(const I*, const I*, const T*, std::int64_t, std::int64_t, \
                               const std::int64_t*, std::int64_t, I*, I*, T*);
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
+// SELL-LP's values: float for double, bfloat16 bits for float.
+SPX_INST_S(double, std::int32_t, float)
+SPX_INST_S(double, std::int64_t, float)
+SPX_INST_S(float, std::int32_t, std::uint16_t)
+SPX_INST_S(float, std::int64_t, std::uint16_t)
 #undef SPX_INST
+#undef SPX_INST_S
 
 }  // namespace spx::cuda::conv

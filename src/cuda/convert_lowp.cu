@@ -18,14 +18,6 @@
 namespace spx::cuda::conv {
 namespace {
 
-__device__ __forceinline__ float round_value(double v) {
-  return __double2float_rn(v);
-}
-__device__ __forceinline__ std::uint16_t round_value(float f) {
-  const unsigned u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((u >> 16) | 0x0040u);
-  return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
 __device__ __forceinline__ bool overflows(double v) {
   return isfinite(v) && isinf(__double2float_rn(v));
 }

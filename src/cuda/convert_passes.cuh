@@ -1,7 +1,8 @@
 // Device helpers shared by the conversion passes (convert_scan.cu,
-// convert_ellpack.cu, convert_diag.cu): the stream they run on, binary
-// searches, and the tiles of the passes over entries. Included by those
-// files only.
+// convert_ellpack.cu, convert_diag.cu, convert_lowp.cu,
+// convert_sell_pack.cu): the stream they run on, binary searches, the tiles
+// of the passes over entries, and the rounding to the reduced storage types.
+// Included by those files only.
 //
 // Tiles: a pass over positions [0, n) of an output cut into segments
 // (segment s starts at begin[s]; the CSR rows, with begin = row_ptr) gives
@@ -13,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/launch.hpp"
 #include "cuda/primitives.cuh"
@@ -59,6 +61,30 @@ __device__ __forceinline__ void for_each_in_tile(const B* begin, std::int64_t se
     if (k >= n) break;
     f(k, lo, hi);
   }
+}
+
+/// A value rounded to the reduced storage type (SELL-LP's and DIA-LP's), bit
+/// for bit as the host's lowp::narrow: double → float with __double2float_rn
+/// (round to nearest even, as the host's cast in the default rounding mode),
+/// float → bfloat16 bits with lowp::to_bf16's integer rounding (NaN kept
+/// quiet).
+__device__ __forceinline__ float round_value(double v) {
+  return __double2float_rn(v);
+}
+__device__ __forceinline__ std::uint16_t round_value(float f) {
+  const unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((u >> 16) | 0x0040u);
+  return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/// v as stored in an array of S: itself (S = T), or rounded (S the reduced
+/// storage type).
+template <class S, class T>
+__device__ __forceinline__ S stored_as(T v) {
+  if constexpr (std::is_same_v<S, T>)
+    return v;
+  else
+    return round_value(v);
 }
 
 /// Blocks of kBlock threads for `threads` threads (a pass named `what`).

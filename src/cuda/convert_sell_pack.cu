@@ -52,9 +52,11 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-/// Thread per stored entry k (grid-stride): its slice by binary search of
-/// slice_ptr, then the offset from the base (0 for padding) into col16, or
-/// the index into col32.
+/// Thread per stored entry k, in tiles (convert_passes.cuh): its slice by a
+/// binary search of slice_ptr between the slices of the tile's first and
+/// last entry (a search over every slice, 18 dependent loads an entry on a
+/// large matrix, cost more than the rest of the pass), then the offset from
+/// the base (0 for padding) into col16, or the index into col32.
 template <class I>
 __global__ void __launch_bounds__(kBlock)
     pack_fill_kernel(std::int64_t rows, std::int64_t C, std::int64_t slices, std::int64_t stored,
@@ -62,18 +64,18 @@ __global__ void __launch_bounds__(kBlock)
                      const I* __restrict__ base, const I* __restrict__ row_len,
                      const I* __restrict__ col, std::uint16_t* __restrict__ col16,
                      I* __restrict__ col32) {
-  for (std::int64_t k = blockIdx.x * std::int64_t{kBlock} + threadIdx.x; k < stored;
-       k += std::int64_t{gridDim.x} * kBlock) {
-    const std::int64_t s = last_le(slice_ptr, 0, slices - 1, k);
-    const std::int64_t off = k - slice_ptr[s], b = base[s];
-    if (b >= 0) {
-      const std::int64_t j = off / C, i = s * C + (off - j * C);
-      const bool real = i < rows && j < static_cast<std::int64_t>(row_len[i]);
-      col16[pack_ptr[s] + off] = static_cast<std::uint16_t>(real ? col[k] - b : 0);
-    } else {
-      col32[k - pack_ptr[s]] = col[k];
-    }
-  }
+  for_each_in_tile(slice_ptr, slices, stored,
+                   [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
+                     const std::int64_t s = last_le(slice_ptr, lo, hi, k);
+                     const std::int64_t off = k - slice_ptr[s], b = base[s];
+                     if (b >= 0) {
+                       const std::int64_t j = off / C, i = s * C + (off - j * C);
+                       const bool real = i < rows && j < static_cast<std::int64_t>(row_len[i]);
+                       col16[pack_ptr[s] + off] = static_cast<std::uint16_t>(real ? col[k] - b : 0);
+                     } else {
+                       col32[k - pack_ptr[s]] = col[k];
+                     }
+                   });
 }
 
 }  // namespace
@@ -93,7 +95,7 @@ void sell_pack_fill(std::int64_t rows, std::int64_t C, std::int64_t slices, std:
                     const I* slice_ptr, const I* pack_ptr, const I* base, const I* row_len,
                     const I* col, std::uint16_t* col16, I* col32) {
   if (stored <= 0 || slices <= 0) return;
-  pack_fill_kernel<<<stride_grid(stored), kBlock, 0, kStream>>>(
+  pack_fill_kernel<<<tiles_for(stored, "pack_fill_kernel"), kBlock, 0, kStream>>>(
       rows, C, slices, stored, slice_ptr, pack_ptr, base, row_len, col, col16, col32);
   check_launch("pack_fill_kernel");
 }
