@@ -368,6 +368,96 @@ TEST(Advisor, CudaNonzeroSplitBorrowsMergePathsCalibration) {
             "adaptive");
 }
 
+// The look-ups of the calibrated tables, on rows made here (not the
+// generated table's numbers): a precision's own row is preferred to the
+// pooled ("any") one, a row with fewer than kMinRecords records is passed
+// over, and the fallbacks (medians over the classes, the format's kernels)
+// use the pooled rows only. A fixed cost of a call from too few records
+// gives way to the stand-in format's (SYM_DIA: DIA's).
+TEST(Advisor, ModelLooksUpPerPrecisionRowsFirst) {
+  using detail::Precision;
+  using detail::Regularity;
+  const Backend b = Backend::Cuda;
+  const int enough = detail::kMinRecords, few = detail::kMinRecords - 1;
+  const detail::RefRow ref[] = {
+      {b, "regular", "any", 0.9, 5e-6, 100},   {b, "regular", "f32", 0.8, 5e-6, enough},
+      {b, "regular", "f64", 1.0, 5e-6, few},   {b, "skewed", "any", 0.5, 5e-6, 30},
+      {b, "skewed", "f32", 0.1, 5e-6, enough}, {Backend::Cpu, "regular", "any", 1.5, 1e-6, 30},
+  };
+  EXPECT_EQ(detail::reference_efficiency_in(ref, b, Regularity::Regular, Precision::F32), 0.8);
+  EXPECT_EQ(detail::reference_efficiency_in(ref, b, Regularity::Regular, Precision::F64), 0.9);
+  EXPECT_EQ(detail::reference_efficiency_in(ref, b, Regularity::Skewed, Precision::F32), 0.1);
+  EXPECT_EQ(detail::reference_efficiency_in(ref, b, Regularity::Skewed, Precision::F64), 0.5);
+  // No irregular row: the median of the backend's pooled rows, either precision.
+  for (const Precision p : {Precision::F32, Precision::F64})
+    EXPECT_DOUBLE_EQ(detail::reference_efficiency_in(ref, b, Regularity::Irregular, p), 0.7);
+  EXPECT_EQ(detail::reference_efficiency_in({}, b, Regularity::Regular, Precision::F32), 0.5);
+
+  const detail::EffRow rel[] = {
+      {b, "hdi", "diagonal", "regular", "any", 0.9, 80},
+      {b, "hdi", "diagonal", "regular", "f32", 0.6, enough},
+      {b, "hdi", "diagonal", "regular", "f64", 1.2, few},
+      {b, "hdi", "diagonal", "skewed", "any", 0.1, 12},
+      {b, "hdi", "other", "regular", "f64", 2.0, 40},
+  };
+  const auto relative = [&](std::string_view f, std::string_view a, Regularity c, Precision p) {
+    return detail::relative_efficiency_in(rel, b, f, a, c, p);
+  };
+  auto r = relative("hdi", "diagonal", Regularity::Regular, Precision::F32);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->relative, 0.6);
+  EXPECT_TRUE(r->calibrated);
+  r = relative("hdi", "diagonal", Regularity::Regular, Precision::F64);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->relative, 0.9);
+  EXPECT_TRUE(r->calibrated);
+  // The kernel's pooled median over the classes (0.9 and 0.1), not its f32 row.
+  for (const Precision p : {Precision::F32, Precision::F64}) {
+    r = relative("hdi", "diagonal", Regularity::Irregular, p);
+    ASSERT_TRUE(r);
+    EXPECT_DOUBLE_EQ(r->relative, 0.5);
+    EXPECT_FALSE(r->calibrated);
+  }
+  // A kernel without pooled rows: the format's pooled median in the class,
+  // also where it has a per-precision row of its own.
+  r = relative("hdi", "other", Regularity::Regular, Precision::F32);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->relative, 0.9);
+  EXPECT_FALSE(r->calibrated);
+  r = relative("hdi", "other", Regularity::Regular, Precision::F64);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->relative, 2.0);
+  EXPECT_TRUE(r->calibrated);
+  EXPECT_FALSE(relative("dia", "diagonal", Regularity::Regular, Precision::F32));
+
+  const detail::FixedRow one[] = {{b, "sym_dia", "diagonal", 30e-6, 1},
+                                  {b, "dia", "diagonal", 8e-6, 150}};
+  EXPECT_EQ(detail::fixed_cost_in(one, b, "sym_dia", "dia", "diagonal"), 8e-6);
+  const detail::FixedRow three[] = {{b, "sym_dia", "diagonal", 30e-6, enough},
+                                    {b, "dia", "diagonal", 8e-6, 150}};
+  EXPECT_EQ(detail::fixed_cost_in(three, b, "sym_dia", "dia", "diagonal"), 30e-6);
+  EXPECT_FALSE(detail::fixed_cost_in(one, b, "sym_dia", "dia", "other"));
+  EXPECT_FALSE(detail::fixed_cost_in(one, Backend::Cpu, "sym_dia", "dia", "diagonal"));
+}
+
+// The generated table's look-ups agree with each other for both precisions:
+// a conversion's efficiency is the reference's of its precision over the
+// conversion's cost in reference products.
+TEST(Advisor, ModelEfficienciesPerPrecisionAreConsistent) {
+  using detail::Precision;
+  using detail::Regularity;
+  for (const Backend b : {Backend::Cpu, Backend::Cuda})
+    for (const Regularity c : {Regularity::Regular, Regularity::Irregular, Regularity::Skewed})
+      for (const Precision p : {Precision::F32, Precision::F64}) {
+        const double ref = detail::reference_efficiency(b, c, p);
+        EXPECT_GT(ref, 0.0);
+        for (const Format f : kAllFormats)
+          EXPECT_DOUBLE_EQ(
+              detail::conversion_efficiency(b, f, c, p) * detail::conversion_products(b, f), ref)
+              << to_string(f);
+      }
+}
+
 TEST(Advisor, CudaModelAnswersWithoutADevice) {
   // The model needs no GPU (only the kernels registered in the build): the
   // CUDA answers can be checked here; a CPU-only build has no CUDA kernel.
