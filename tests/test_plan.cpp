@@ -345,24 +345,117 @@ TEST(Advisor, CudaNonzeroSplitBorrowsMergePathsCalibration) {
   // prices it as merge path there, not as the median of CSR's kernels. On
   // regular matrices it stands in for the V-lane kernel and keeps that
   // median. Its fixed cost is merge path's (the same two launches).
+  using detail::Precision;
   using detail::Regularity;
-  const auto eff = [](Algorithm a, Regularity c) {
-    return detail::product_efficiency(Backend::Cuda, Format::Csr, a, c);
-  };
-  for (const Regularity c : {Regularity::Skewed, Regularity::Irregular}) {
-    EXPECT_EQ(eff(Algorithm::NonzeroSplit, c).efficiency, eff(Algorithm::MergePath, c).efficiency)
-        << detail::to_string(c);
-    EXPECT_EQ(eff(Algorithm::NonzeroSplit, c).calibrated, eff(Algorithm::MergePath, c).calibrated)
-        << detail::to_string(c);
+  for (const Precision p : {Precision::F32, Precision::F64}) {
+    const auto eff = [p](Algorithm a, Regularity c) {
+      return detail::product_efficiency(Backend::Cuda, Format::Csr, a, c, p);
+    };
+    for (const Regularity c : {Regularity::Skewed, Regularity::Irregular}) {
+      EXPECT_EQ(eff(Algorithm::NonzeroSplit, c).efficiency, eff(Algorithm::MergePath, c).efficiency)
+          << detail::to_string(c);
+      EXPECT_EQ(eff(Algorithm::NonzeroSplit, c).calibrated, eff(Algorithm::MergePath, c).calibrated)
+          << detail::to_string(c);
+    }
+    EXPECT_FALSE(eff(Algorithm::NonzeroSplit, Regularity::Regular).calibrated);
+    EXPECT_NE(eff(Algorithm::NonzeroSplit, Regularity::Regular).efficiency,
+              eff(Algorithm::MergePath, Regularity::Regular).efficiency);
   }
-  EXPECT_FALSE(eff(Algorithm::NonzeroSplit, Regularity::Regular).calibrated);
-  EXPECT_NE(eff(Algorithm::NonzeroSplit, Regularity::Regular).efficiency,
-            eff(Algorithm::MergePath, Regularity::Regular).efficiency);
   EXPECT_EQ(detail::product_fixed_s(Backend::Cuda, Format::Csr, Algorithm::NonzeroSplit),
             detail::product_fixed_s(Backend::Cuda, Format::Csr, Algorithm::MergePath));
   EXPECT_EQ(detail::calibrated_algorithm(Backend::Cuda, Format::Csr, Algorithm::Adaptive,
                                          Regularity::Skewed),
             "adaptive");
+}
+
+// The look-ups of the calibrated tables, on rows made here (not the
+// generated table's numbers): a precision's own row is preferred to the
+// pooled ("any") one, a row with fewer than kMinRecords records is passed
+// over, and the fallbacks (medians over the classes, the format's kernels)
+// use the pooled rows only. A fixed cost of a call from too few records
+// gives way to the stand-in format's (SYM_DIA: DIA's).
+TEST(Advisor, ModelLooksUpPerPrecisionRowsFirst) {
+  using detail::Precision;
+  using detail::Regularity;
+  const Backend b = Backend::Cuda;
+  const int enough = detail::kMinRecords, few = detail::kMinRecords - 1;
+  const detail::RefRow ref[] = {
+      {b, "regular", "any", 0.9, 5e-6, 100},   {b, "regular", "f32", 0.8, 5e-6, enough},
+      {b, "regular", "f64", 1.0, 5e-6, few},   {b, "skewed", "any", 0.5, 5e-6, 30},
+      {b, "skewed", "f32", 0.1, 5e-6, enough}, {Backend::Cpu, "regular", "any", 1.5, 1e-6, 30},
+  };
+  EXPECT_EQ(detail::reference_efficiency_in(ref, b, Regularity::Regular, Precision::F32), 0.8);
+  EXPECT_EQ(detail::reference_efficiency_in(ref, b, Regularity::Regular, Precision::F64), 0.9);
+  EXPECT_EQ(detail::reference_efficiency_in(ref, b, Regularity::Skewed, Precision::F32), 0.1);
+  EXPECT_EQ(detail::reference_efficiency_in(ref, b, Regularity::Skewed, Precision::F64), 0.5);
+  // No irregular row: the median of the backend's pooled rows, either precision.
+  for (const Precision p : {Precision::F32, Precision::F64})
+    EXPECT_DOUBLE_EQ(detail::reference_efficiency_in(ref, b, Regularity::Irregular, p), 0.7);
+  EXPECT_EQ(detail::reference_efficiency_in({}, b, Regularity::Regular, Precision::F32), 0.5);
+
+  const detail::EffRow rel[] = {
+      {b, "hdi", "diagonal", "regular", "any", 0.9, 80},
+      {b, "hdi", "diagonal", "regular", "f32", 0.6, enough},
+      {b, "hdi", "diagonal", "regular", "f64", 1.2, few},
+      {b, "hdi", "diagonal", "skewed", "any", 0.1, 12},
+      {b, "hdi", "other", "regular", "f64", 2.0, 40},
+  };
+  const auto relative = [&](std::string_view f, std::string_view a, Regularity c, Precision p) {
+    return detail::relative_efficiency_in(rel, b, f, a, c, p);
+  };
+  auto r = relative("hdi", "diagonal", Regularity::Regular, Precision::F32);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->relative, 0.6);
+  EXPECT_TRUE(r->calibrated);
+  r = relative("hdi", "diagonal", Regularity::Regular, Precision::F64);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->relative, 0.9);
+  EXPECT_TRUE(r->calibrated);
+  // The kernel's pooled median over the classes (0.9 and 0.1), not its f32 row.
+  for (const Precision p : {Precision::F32, Precision::F64}) {
+    r = relative("hdi", "diagonal", Regularity::Irregular, p);
+    ASSERT_TRUE(r);
+    EXPECT_DOUBLE_EQ(r->relative, 0.5);
+    EXPECT_FALSE(r->calibrated);
+  }
+  // A kernel without pooled rows: the format's pooled median in the class,
+  // also where it has a per-precision row of its own.
+  r = relative("hdi", "other", Regularity::Regular, Precision::F32);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->relative, 0.9);
+  EXPECT_FALSE(r->calibrated);
+  r = relative("hdi", "other", Regularity::Regular, Precision::F64);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->relative, 2.0);
+  EXPECT_TRUE(r->calibrated);
+  EXPECT_FALSE(relative("dia", "diagonal", Regularity::Regular, Precision::F32));
+
+  const detail::FixedRow one[] = {{b, "sym_dia", "diagonal", 30e-6, 1},
+                                  {b, "dia", "diagonal", 8e-6, 150}};
+  EXPECT_EQ(detail::fixed_cost_in(one, b, "sym_dia", "dia", "diagonal"), 8e-6);
+  const detail::FixedRow three[] = {{b, "sym_dia", "diagonal", 30e-6, enough},
+                                    {b, "dia", "diagonal", 8e-6, 150}};
+  EXPECT_EQ(detail::fixed_cost_in(three, b, "sym_dia", "dia", "diagonal"), 30e-6);
+  EXPECT_FALSE(detail::fixed_cost_in(one, b, "sym_dia", "dia", "other"));
+  EXPECT_FALSE(detail::fixed_cost_in(one, Backend::Cpu, "sym_dia", "dia", "diagonal"));
+}
+
+// The generated table's look-ups agree with each other for both precisions:
+// a conversion's efficiency is the reference's of its precision over the
+// conversion's cost in reference products.
+TEST(Advisor, ModelEfficienciesPerPrecisionAreConsistent) {
+  using detail::Precision;
+  using detail::Regularity;
+  for (const Backend b : {Backend::Cpu, Backend::Cuda})
+    for (const Regularity c : {Regularity::Regular, Regularity::Irregular, Regularity::Skewed})
+      for (const Precision p : {Precision::F32, Precision::F64}) {
+        const double ref = detail::reference_efficiency(b, c, p);
+        EXPECT_GT(ref, 0.0);
+        for (const Format f : kAllFormats)
+          EXPECT_DOUBLE_EQ(
+              detail::conversion_efficiency(b, f, c, p) * detail::conversion_products(b, f), ref)
+              << to_string(f);
+      }
 }
 
 TEST(Advisor, CudaModelAnswersWithoutADevice) {
@@ -503,56 +596,58 @@ TEST(Plan, RowLengthsOnlyWhereTheBackendMeasuresThem) {
 // (the bound is tight where the bandwidth is given); without a bandwidth the
 // bound holds at every bandwidth and is never above the one with it; the
 // plan's early exit (csr_keep_bound_max) is above every bound; the CPU,
-// whose products have compute rows, gets none. Every class, CSR's CUDA
-// kernels, small and large matrices, SpMV- and SpMM-like bytes moved.
+// whose products have compute rows, gets none. Every class and precision,
+// CSR's CUDA kernels, small and large matrices, SpMV- and SpMM-like bytes moved.
 TEST(Plan, CudaKeepBoundAgreesWithTheModel) {
+  using detail::Precision;
   using detail::Regularity;
   const Backend b = Backend::Cuda;
   const double most = detail::csr_keep_bound_max(b);
-  const auto cheapest_conversion = [&](Regularity c, double csr, double gbs) {
+  const auto cheapest_conversion = [&](Regularity c, Precision p, double csr, double gbs) {
     double least = std::numeric_limits<double>::infinity();
     for (const Format f : kAllFormats)
       if (f != Format::Csr)
         least = std::min(least, detail::conversion_fixed_s(b) +
-                                    csr / (detail::conversion_efficiency(b, f, c) * gbs * 1e9));
+                                    csr / (detail::conversion_efficiency(b, f, c, p) * gbs * 1e9));
     return least;
   };
   int cases = 0, fixed_cost_counted = 0;
-  for (const Regularity c : {Regularity::Regular, Regularity::Irregular, Regularity::Skewed})
-    for (const Algorithm a :
-         {Algorithm::Scalar, Algorithm::Vector, Algorithm::Adaptive, Algorithm::MergePath,
-          Algorithm::NonzeroSplit, Algorithm::Binned, Algorithm::RowSplit})
-      for (const double csr : {2e4, 1e6, 2.4e8})
-        for (const double spread : {1.1, 1.6, 4.0}) {
-          const double moved = csr * spread;
-          const std::string what =
-              fmt::format("{} {} csr {} moved {}", detail::to_string(c), to_string(a), csr, moved);
-          const double eff = detail::product_efficiency(b, Format::Csr, a, c).efficiency;
-          const auto product = [&](double gbs) {
-            return detail::product_fixed_s(b, Format::Csr, a) + moved / (eff * gbs * 1e9);
-          };
-          const double any = detail::csr_keep_bound(b, a, c, csr, moved, std::nullopt);
-          EXPECT_GE(any, 0.0) << what;
-          EXPECT_LE(any, most) << what;
-          for (const double gbs : {50.0, 900.0, 3000.0, 20000.0}) {
-            ++cases;
-            // Without a bandwidth: safe at any.
-            EXPECT_LE(std::floor(any) * product(gbs), cheapest_conversion(c, csr, gbs))
-                << what << " at " << gbs;
-            const double given = detail::csr_keep_bound(b, a, c, csr, moved, gbs);
-            EXPECT_GE(given, any) << what << " at " << gbs;
-            EXPECT_LE(given, most) << what << " at " << gbs;
-            EXPECT_LE(std::floor(given) * product(gbs), cheapest_conversion(c, csr, gbs))
-                << what << " at " << gbs;
-            EXPECT_GT((std::floor(given) + 1) * product(gbs), cheapest_conversion(c, csr, gbs))
-                << what << " at " << gbs;
-            if (std::floor(given) > std::floor(any)) ++fixed_cost_counted;
+  for (const Precision p : {Precision::F32, Precision::F64})
+    for (const Regularity c : {Regularity::Regular, Regularity::Irregular, Regularity::Skewed})
+      for (const Algorithm a :
+           {Algorithm::Scalar, Algorithm::Vector, Algorithm::Adaptive, Algorithm::MergePath,
+            Algorithm::NonzeroSplit, Algorithm::Binned, Algorithm::RowSplit})
+        for (const double csr : {2e4, 1e6, 2.4e8})
+          for (const double spread : {1.1, 1.6, 4.0}) {
+            const double moved = csr * spread;
+            const std::string what = fmt::format("{} {} {} csr {} moved {}", detail::to_string(p),
+                                                 detail::to_string(c), to_string(a), csr, moved);
+            const double eff = detail::product_efficiency(b, Format::Csr, a, c, p).efficiency;
+            const auto product = [&](double gbs) {
+              return detail::product_fixed_s(b, Format::Csr, a) + moved / (eff * gbs * 1e9);
+            };
+            const double any = detail::csr_keep_bound(b, a, c, p, csr, moved, std::nullopt);
+            EXPECT_GE(any, 0.0) << what;
+            EXPECT_LE(any, most) << what;
+            for (const double gbs : {50.0, 900.0, 3000.0, 20000.0}) {
+              ++cases;
+              // Without a bandwidth: safe at any.
+              EXPECT_LE(std::floor(any) * product(gbs), cheapest_conversion(c, p, csr, gbs))
+                  << what << " at " << gbs;
+              const double given = detail::csr_keep_bound(b, a, c, p, csr, moved, gbs);
+              EXPECT_GE(given, any) << what << " at " << gbs;
+              EXPECT_LE(given, most) << what << " at " << gbs;
+              EXPECT_LE(std::floor(given) * product(gbs), cheapest_conversion(c, p, csr, gbs))
+                  << what << " at " << gbs;
+              EXPECT_GT((std::floor(given) + 1) * product(gbs), cheapest_conversion(c, p, csr, gbs))
+                  << what << " at " << gbs;
+              if (std::floor(given) > std::floor(any)) ++fixed_cost_counted;
+            }
           }
-        }
-  EXPECT_GT(cases, 500);
+  EXPECT_GT(cases, 1000);
   EXPECT_GT(fixed_cost_counted, 0);
-  EXPECT_EQ(detail::csr_keep_bound(Backend::Cpu, Algorithm::CpuMerge, Regularity::Regular, 1e6,
-                                   1.2e6, 40.0),
+  EXPECT_EQ(detail::csr_keep_bound(Backend::Cpu, Algorithm::CpuMerge, Regularity::Regular,
+                                   Precision::F64, 1e6, 1.2e6, 40.0),
             0.0);
 }
 
@@ -599,9 +694,10 @@ void expect_device_few_products_keep_csr() {
         const SpmmShape shape{cols, Layout::RowMajor, Layout::RowMajor, cols, cols};
         const Algorithm a = cols == 1 ? reg.choose_spmv(m, Backend::Cuda)
                                       : reg.choose_spmm(m, Backend::Cuda, shape);
-        const double ref = detail::reference_efficiency(Backend::Cuda, klass);
+        constexpr detail::Precision precision = detail::precision_of<T>();
+        const double ref = detail::reference_efficiency(Backend::Cuda, klass, precision);
         const double eff =
-            detail::product_efficiency(Backend::Cuda, Format::Csr, a, klass).efficiency;
+            detail::product_efficiency(Backend::Cuda, Format::Csr, a, klass, precision).efficiency;
         const double csr = static_cast<double>(A.bytes());
         const double moved = csr + static_cast<double>((A.rows() + A.cols()) * cols * sizeof(T));
         const double product =

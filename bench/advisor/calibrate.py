@@ -6,7 +6,9 @@ compared with CSR's Auto kernel on the same matrix and precision (the
 reference):
 - fixed seconds per call per (backend, format, algorithm): the 10th
   percentile of its times on the members that fit the cache (L2 / last-level
-  cache);
+  cache), with their count; from fewer than MIN_RECORDS (3) members the model
+  takes the stand-in format's instead (FIXED_STAND_IN: SYM_DIA's is DIA's),
+  else its default, and so do the efficiencies below (fixed_cost);
 - reference per (backend, class): its efficiency, the median of bytes_moved
   / ((time - fixed) x copy bandwidth) over the members whose time is at
   least 5 x the fixed cost (launch latency is not low efficiency);
@@ -49,10 +51,15 @@ reference):
   src/core/advisor_model.cpp) is below two grains of 4096, where threads_for
   (src/cpu/common.hpp) gives one thread; fitted with the others and kept on
   either side of the rule above. The conversions' reference leaves it out.
+The reference and relative efficiencies have a row pooled over both
+precisions (precision "any") and, with --per-precision, one per precision
+("f32", "f64") where it has MIN_RECORDS records and the other precision has
+records too; the model prefers a precision's own row (its reference and the
+kernel's relative efficiency from the same-precision records).
 Classes as src/core/advisor.cpp: skewed (longest row > 8 x mean + 64),
 regular (row-length std <= 0.5 x mean), irregular (the rest).
 
-usage: calibrate.py [--stats CSV]... FILE.json... > src/core/advisor_table.inc
+usage: calibrate.py [--stats CSV]... [--per-precision] FILE.json... > src/core/advisor_table.inc
 (the files of every backend together; each file's backend is its run's.)
 """
 import gzip
@@ -68,6 +75,15 @@ from collections import defaultdict
 # vectorizes: their per-entry work scales with the value width (src/cpu/*.cpp).
 ROW_VECTORIZED = {"ell", "sell", "sell_pack", "sell_lp", "hll", "hyb", "jad", "dia", "dia_lp",
                   "hdi", "sym_dia", "bcsr"}
+# A reference, relative-efficiency or fixed-cost row needs at least this many
+# records to be used (kMinRecords in src/core/advisor_model.cpp); a
+# per-precision row is emitted only when it has them, the pooled row always.
+MIN_RECORDS = 3
+# The format whose kernel a format runs (its fixed cost of a call stands in
+# for the format's until it has MIN_RECORDS of its own; fixed_stand_in in
+# src/core/advisor_model.cpp): SYM_DIA and DIA-LP run DIA's scheme, SELL-LP
+# and SELL-pack SELL's.
+FIXED_STAND_IN = {"sym_dia": "dia", "dia_lp": "dia", "sell_lp": "sell", "sell_pack": "sell"}
 # A compute row needs at least this many records (up to six constants are
 # fitted, usually four or five: one side of the bytes/entries rule).
 MIN_COMPUTE_RECORDS = 6
@@ -278,9 +294,30 @@ def load(path):
         return json.load(f)
 
 
-def table(runs, side):
+def fixed_cost(fixed, b, f, a):
+    """The fixed cost of a call the model gives kernel (b, f, a)
+    (product_fixed_s): its own row's when it has MIN_RECORDS, else its
+    FIXED_STAND_IN format's, else 8 us (CUDA) or 2 us (CPU). `fixed`:
+    {(b, f, a): (seconds, records)}."""
+    for ff in (f, FIXED_STAND_IN.get(f)):
+        v = fixed.get((b, ff, a))
+        if v and v[1] >= MIN_RECORDS:
+            return v[0]
+    return 8e-6 if b == "cuda" else 2e-6
+
+
+def per_precision_row(wanted, records, pooled):
+    """Whether a precision's own row is emitted: when asked for
+    (--per-precision), with MIN_RECORDS records, and fewer than the pooled
+    row's (else the other precision has none and the two rows are equal)."""
+    return wanted and MIN_RECORDS <= records < pooled
+
+
+def table(runs, side, per_precision=False):
     """advisor_table.inc's text from [(path, loaded JSON)], the side CSVs'
-    {matrix: scatter} for runs that predate the statistic."""
+    {matrix: scatter} for runs that predate the statistic; with
+    `per_precision`, the per-precision rows of kReference and kRelative
+    (per_precision_row) besides the pooled ones."""
     ref_eff = defaultdict(list)   # CSR Auto: absolute efficiency
     rel = defaultdict(list)       # every kernel against CSR Auto
     conv = defaultdict(list)      # conversions in CSR Auto products per byte
@@ -321,13 +358,13 @@ def table(runs, side):
             if r["bytes_moved"] < cache:
                 fixed_times[(b, f, a)].append(r["time_s"])
             if r is c:
-                refs.append((b, k, r["bytes_moved"], r["time_s"], bw))
+                refs.append((b, k, r["precision"], r["bytes_moved"], r["time_s"], bw))
             pairs.append((b, f, a, k, r, c))
             s = r["convert_device_s"] if b == "cuda" else r["convert_host_s"]
             if f != "csr" and s and s > 0:
                 conversions.append((b, f, s, dict(c, scatter=scatter_of(mats[r["matrix"]], side))
                                     if b == "cpu" else c, r, bw))
-    fixed = {key: q(v, 0.1) for key, v in fixed_times.items()}
+    fixed = {key: (q(v, 0.1), len(v)) for key, v in fixed_times.items()}
     costs = {key: fit_compute(key[1], v)
              for key, v in compute.items() if len(v) >= MIN_COMPUTE_RECORDS}
     # Conversions in reference products: the measured reference, or, where the
@@ -344,20 +381,22 @@ def table(runs, side):
     ref_fixed = {}
     for b, f, a, k, r, c in pairs:
         if r is c:
-            ref_fixed[b] = min(ref_fixed.get(b, 1.0), fixed.get((b, "csr", c["algorithm"]), 0.0))
-    for b, k, moved, t, bw in refs:
+            ref_fixed[b] = min(ref_fixed.get(b, 1.0), fixed_cost(fixed, b, "csr", c["algorithm"]))
+    # Each efficiency pooled over both precisions ("any") and per precision.
+    for b, k, p, moved, t, bw in refs:
         t0 = ref_fixed.get(b, 0.0)
         if t >= 5 * t0:
-            ref_eff[(b, k)].append(moved / ((t - t0) * bw))
+            for key in ((b, k, "any"), (b, k, p)):
+                ref_eff[key].append(moved / ((t - t0) * bw))
     # Relative efficiency where the reference is bandwidth-bound.
     for b, f, a, k, r, c in pairs:
-        t0c = fixed.get((b, "csr", c["algorithm"]), 0.0)
-        t0r = fixed.get((b, f, a), 0.0)
+        t0c = fixed_cost(fixed, b, "csr", c["algorithm"])
+        t0r = fixed_cost(fixed, b, f, a)
         if c["time_s"] < 5 * t0c:
             continue
         variable = max(r["time_s"] - t0r, 0.2 * r["time_s"])
-        rel[(b, f, a, k)].append((c["time_s"] - t0c) / variable *
-                                 r["bytes_moved"] / c["bytes_moved"])
+        for key in ((b, f, a, k, "any"), (b, f, a, k, r["precision"])):
+            rel[key].append((c["time_s"] - t0c) / variable * r["bytes_moved"] / c["bytes_moved"])
 
     out = ["// The advisor's calibrated constants. Generated by bench/advisor/calibrate.py",
            "// (docs/advisor.md, \"Calibration\") from:"]
@@ -366,29 +405,43 @@ def table(runs, side):
     out.append("// One row per line, as generated:")
     out.append("// clang-format off")
     out.append("")
-    out.append("// CSR with its Auto kernel: {backend, class, efficiency (fraction of the copy")
-    out.append("// bandwidth), fixed seconds per call, records}")
+    out.append("// Precision \"any\": pooled over the f32 and f64 records; \"f32\", \"f64\": that")
+    out.append("// precision's own row, preferred where found (calibrate.py --per-precision: " +
+               ("emitted" if per_precision else "not emitted") + ").")
+    out.append("")
+
+    def emit(key, v, pooled):
+        return key[-1] == "any" or per_precision_row(per_precision, len(v), len(pooled))
+
+    out.append("// CSR with its Auto kernel: {backend, class, precision, efficiency (fraction")
+    out.append("// of the copy bandwidth), fixed seconds per call, records}")
     out.append("constexpr RefRow kReference[] = {")
     for key in sorted(ref_eff):
-        out.append('    {{{}, "{}", {:.3f}, {:.3g}, {}}},'.format(
-            backend(key[0]), key[1], statistics.median(ref_eff[key]), ref_fixed[key[0]],
-            len(ref_eff[key])))
+        if emit(key, ref_eff[key], ref_eff[key[:2] + ("any",)]):
+            out.append('    {{{}, "{}", "{}", {:.3f}, {:.3g}, {}}},'.format(
+                backend(key[0]), key[1], key[2], statistics.median(ref_eff[key]),
+                ref_fixed[key[0]], len(ref_eff[key])))
     out.append("};")
     out.append("")
-    out.append("// {backend, format, algorithm, 10th percentile of the cache-resident times}")
+    out.append("// {backend, format, algorithm, 10th percentile of the cache-resident times,")
+    out.append("// records} (a row with fewer than " + str(MIN_RECORDS) +
+               " records is not used: the stand-in")
+    out.append("// format's row, else the default; product_fixed_s)")
     out.append("constexpr FixedRow kFixed[] = {")
     for key in sorted(fixed):
-        out.append('    {{{}, "{}", "{}", {:.3g}}},'.format(
-            backend(key[0]), key[1], key[2], fixed[key]))
+        out.append('    {{{}, "{}", "{}", {:.3g}, {}}},'.format(
+            backend(key[0]), key[1], key[2], fixed[key][0], fixed[key][1]))
     out.append("};")
     out.append("")
-    out.append("// {backend, format, algorithm, class, median efficiency relative to CSR Auto")
-    out.append("// (bytes moved per second over CSR Auto's on the same matrix), records}")
+    out.append("// {backend, format, algorithm, class, precision, median efficiency relative to")
+    out.append("// CSR Auto (bytes moved per second over CSR Auto's on the same matrix and")
+    out.append("// precision), records}")
     out.append("constexpr EffRow kRelative[] = {")
     for key in sorted(rel):
-        out.append('    {{{}, "{}", "{}", "{}", {:.3f}, {}}},'.format(
-            backend(key[0]), key[1], key[2], key[3], statistics.median(rel[key]),
-            len(rel[key])))
+        if emit(key, rel[key], rel[key[:4] + ("any",)]):
+            out.append('    {{{}, "{}", "{}", "{}", "{}", {:.3f}, {}}},'.format(
+                backend(key[0]), key[1], key[2], key[3], key[4], statistics.median(rel[key]),
+                len(rel[key])))
     out.append("};")
     out.append("")
     out.append("// {backend, format, median conversion seconds per byte (CSR + format) in CSR")
@@ -417,8 +470,9 @@ def table(runs, side):
 
 
 def main(argv):
-    opts, _, paths = split_args(argv)
-    print(table([(p, load(p)) for p in paths], read_scatter(opts["--stats"])))
+    opts, on, paths = split_args(argv, flags=("--per-precision",))
+    print(table([(p, load(p)) for p in paths], read_scatter(opts["--stats"]),
+                on["--per-precision"]))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,11 @@ of a call is its own fitted one (kCompute's fifth constant), kFixed's for a
 table that predates it; a kernel on one thread (calibrate.py's serial) adds
 the sixth per entry (0 for a table that predates it). --table INC replays
 another table than src/core/advisor_table.inc (bench/advisor/lofo.py).
+The bytes model's look-ups are the model's: a precision's own row of
+kReference and kRelative before the pooled one ("any"; a table that
+predates the column has pooled rows only), and a fixed cost of a call from
+at least MIN_RECORDS records, else the stand-in format's (FIXED_STAND_IN),
+else the default (a table whose kFixed predates the count trusts every row).
 
 usage: replay.py [--stats CSV]... [--table INC] FILE.json...
 """
@@ -26,7 +31,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from calibrate import entries, klass, load, read_scatter, scatter_of, serial, split_args  # noqa: E402  (as fitted)
+from calibrate import (FIXED_STAND_IN, MIN_RECORDS, entries, klass, load, read_scatter,  # noqa: E402
+                       scatter_of, serial, split_args)  # (as fitted)
 
 REDUCED_PRECISION = {"sell_lp", "dia_lp"}  # formats whose values are stored in reduced precision
 TABLE = Path(__file__).resolve().parents[2] / "src" / "core" / "advisor_table.inc"
@@ -48,9 +54,15 @@ def replay(inc, d, side, groups=None):
     """{(precision, N): [(oracle / pick, matrix, pick)]} and the same for CSR
     with Auto, [oracle / CSR-Auto], of one run (loaded JSON) under the table
     `inc`; only the matrices of `groups` when given."""
-    ref = {(r[0], r[1]): (float(r[2]), int(r[4])) for r in rows(inc, "kReference")}
-    rel = [(r[0], r[1], r[2], r[3], float(r[4]), int(r[5])) for r in rows(inc, "kRelative")]
-    fixed = {(r[0], r[1], r[2]): float(r[3]) for r in rows(inc, "kFixed")}
+    # Rows per precision ("f32", "f64") and pooled ("any"); a table before
+    # the precision column has pooled rows only, one before kFixed's record
+    # count trusts every fixed cost.
+    ref = {(r[0], r[1], r[2] if len(r) >= 6 else "any"): (float(r[-3]), int(r[-1]))
+           for r in rows(inc, "kReference")}
+    rel = [(r[0], r[1], r[2], r[3], r[4] if len(r) >= 7 else "any", float(r[-2]), int(r[-1]))
+           for r in rows(inc, "kRelative")]
+    fixed = {(r[0], r[1], r[2]): (float(r[3]), int(r[4]) if len(r) >= 5 else MIN_RECORDS)
+             for r in rows(inc, "kFixed")}
     conv = {(r[0], r[1]): float(r[2]) for r in rows(inc, "kConversion")}
     # (bytes factor, row_s, entry_s, scatter_s, fixed_s, serial_s): a table
     # before the scatter term has scatter_s 0, one before the fitted cost of a
@@ -62,10 +74,13 @@ def replay(inc, d, side, groups=None):
     # The conversion's reference: CSR's compute row (the CPU has one CSR kernel).
     ref_compute = {k[0]: v for k, v in compute.items() if k[1] == "csr"}
 
-    def eref(b, c):
-        if (b, c) in ref and ref[(b, c)][1] >= 3:
-            return ref[(b, c)][0]
-        v = [x[0] for k, x in ref.items() if k[0] == b]
+    def eref(b, c, p):
+        """reference_efficiency: the class's row of the precision, else its
+        pooled row, else the median of the pooled rows."""
+        for key in ((b, c, p), (b, c, "any")):
+            if key in ref and ref[key][1] >= MIN_RECORDS:
+                return ref[key][0]
+        v = [x[0] for k, x in ref.items() if k[0] == b and k[2] == "any"]
         return statistics.median(v) if v else 0.5
 
     def stand_in(b, f, a, c):
@@ -78,18 +93,35 @@ def replay(inc, d, side, groups=None):
             return "merge_path"
         return a
 
-    def releff(b, f, a, c):
+    def fixed_s(b, f, a):
+        """product_fixed_s: the kernel's row with MIN_RECORDS, else its stand-in
+        format's (FIXED_STAND_IN), else 8 us (CUDA) or 2 us (CPU)."""
+        a = stand_in(b, f, a, None)
+        for ff in (f, FIXED_STAND_IN.get(f)):
+            if (b, ff, a) in fixed and fixed[(b, ff, a)][1] >= MIN_RECORDS:
+                return fixed[(b, ff, a)][0]
+        return 8e-6 if cuda else 2e-6
+
+    def releff(b, f, a, c, p):
+        """product_efficiency's relative part: the (kernel, class) row of the
+        precision, else its pooled row, else the medians of the pooled rows."""
         a = stand_in(b, f, a, c)
-        kern, fmt = [], []
-        for bb, ff, aa, cc, r, n in rel:
-            if bb != b or ff != f or n < 3:
+        kern, fmt, pooled = [], [], None
+        for bb, ff, aa, cc, pp, r, n in rel:
+            if bb != b or ff != f or n < MIN_RECORDS:
+                continue
+            if aa == a and cc == c and pp == p:
+                return r
+            if pp != "any":
                 continue
             if aa == a and cc == c:
-                return r
+                pooled = r
             if aa == a:
                 kern.append(r)
             if cc == c:
                 fmt.append(r)
+        if pooled is not None:
+            return pooled
         if kern:
             return statistics.median(kern)
         if fmt:
@@ -124,7 +156,7 @@ def replay(inc, d, side, groups=None):
             ref_var = k * ref_moved / bw + row_s * csr[0]["rows"] + \
                 (entry_s + scatter_s * sc) * csr[0]["nnz"]
         else:
-            ref_var = ref_moved / (eref(b, c) * bw)
+            ref_var = ref_moved / (eref(b, c, p) * bw)
         for n in (1, 10, 100, 1000):
             best, pick = None, None
             for r in recs:
@@ -136,9 +168,8 @@ def replay(inc, d, side, groups=None):
                 if cs is None:
                     continue
                 total = cs + n * r["time_s"]
-                e = eref(b, c)
-                pt = fixed.get((b, r["format"], stand_in(b, r["format"], r["algorithm"], None)),
-                               8e-6 if cuda else 2e-6)
+                e = eref(b, c, p)
+                pt = fixed_s(b, r["format"], r["algorithm"])
                 cc = compute.get((b, r["format"], r["algorithm"]))
                 if cc:
                     if cc[4] is not None:
@@ -146,7 +177,7 @@ def replay(inc, d, side, groups=None):
                     pt += cc[0] * r["bytes_moved"] / bw + cc[1] * r["rows"] + \
                         (cc[2] + cc[3] * sc + cc[5] * serial(r, mats[m])) * entries(r, mats[m])
                 else:
-                    pt += r["bytes_moved"] / (e * releff(b, r["format"], r["algorithm"], c) * bw)
+                    pt += r["bytes_moved"] / (e * releff(b, r["format"], r["algorithm"], c, p) * bw)
                 pc = 0.0 if r["format"] == "csr" else (50e-6 if cuda else 20e-6) + \
                     conv.get((b, r["format"]), 15 if cuda else 5) * \
                     (csr_bytes + r["format_bytes"]) / ref_moved * ref_var

@@ -700,13 +700,14 @@ Reference reference_of(Backend b, std::int64_t bytes_moved, std::int64_t rows, s
 /// number of reference products per byte (CSR bytes + the format's). Where
 /// the backend's CSR has a compute row (the CPU), a reference product is the
 /// compute model's (less its fixed cost) over the reference's bytes moved;
-/// otherwise the bytes at the reference's calibrated efficiency.
-double conversion_s(Backend b, Format f, Regularity c, std::int64_t csr_bytes, std::int64_t bytes,
-                    double gbs, const Reference& ref) {
+/// otherwise the bytes at the reference's calibrated efficiency for the
+/// values' precision `p`.
+double conversion_s(Backend b, Format f, Regularity c, detail::Precision p, std::int64_t csr_bytes,
+                    std::int64_t bytes, double gbs, const Reference& ref) {
   const auto converted = static_cast<double>(csr_bytes + bytes);
   if (!ref.compute)
     return detail::conversion_fixed_s(b) +
-           converted / (detail::conversion_efficiency(b, f, c) * gbs * 1e9);
+           converted / (detail::conversion_efficiency(b, f, c, p) * gbs * 1e9);
   return detail::conversion_fixed_s(b) +
          detail::conversion_products(b, f) * converted / ref.bytes_moved * ref.product_s;
 }
@@ -735,6 +736,8 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
 
     const Registry<T, I>& reg = Registry<T, I>::instance();
     const Backend backend = options.backend;
+    // The bytes model's efficiencies have rows per precision where calibrated.
+    constexpr detail::Precision precision = detail::precision_of<T>();
     const std::int64_t n = work.op == Op::Spmm ? work.cols : 1;
     const std::int64_t dense =
         (A.rows() + A.cols()) * n * static_cast<std::int64_t>(sizeof(T));  // x read, y written
@@ -801,13 +804,14 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
         c.product_s = fixed + variable;
         c.efficiency = variable > 0 ? moved / (variable * bw) : 0.0;
       } else {
-        c.efficiency = detail::product_efficiency(backend, f, a, klass).efficiency;
+        c.efficiency = detail::product_efficiency(backend, f, a, klass, precision).efficiency;
         c.product_s = detail::product_fixed_s(backend, f, a) + moved / (c.efficiency * bw);
       }
       // The caller's format and the CSR (which the statistics needed) are there already.
       const bool kept = f == current || f == Format::Csr;
-      c.convert_s =
-          kept ? 0.0 : conversion_s(backend, f, klass, csr_bytes, fp.bytes, adv.bandwidth_gbs, ref);
+      c.convert_s = kept ? 0.0
+                         : conversion_s(backend, f, klass, precision, csr_bytes, fp.bytes,
+                                        adv.bandwidth_gbs, ref);
       if (f != current && reduced_precision(f) && !options.allow_reduced_precision) {
         c.feasible = false;
         c.reason = fmt::format(

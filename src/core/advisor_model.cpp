@@ -4,29 +4,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
 namespace spx::detail {
 namespace {
 
-struct RefRow {
-  Backend backend;
-  std::string_view klass;
-  double efficiency, fixed;
-  int records;
-};
-struct EffRow {
-  Backend backend;
-  std::string_view format, algorithm, klass;
-  double relative;
-  int records;
-};
-struct FixedRow {
-  Backend backend;
-  std::string_view format, algorithm;
-  double seconds;
-};
 struct ConvRow {
   Backend backend;
   std::string_view format;
@@ -43,8 +28,6 @@ struct ComputeRow {
 
 #include "core/advisor_table.inc"
 
-/// Fewer records than this for a (kernel, class) and the fallback is used.
-constexpr int kMinRecords = 3;
 /// Fewer records than this and a kernel has no compute model (up to six
 /// constants are fitted; calibrate.py emits no row below it either).
 constexpr int kMinComputeRecords = 6;
@@ -90,7 +73,30 @@ std::string_view calibrated_name(Backend b, Format f) {
   return fn;
 }
 
+/// The format whose kernel `f` runs, whose fixed cost of a call stands in
+/// for f's until f has kMinRecords cache-resident records of its own
+/// (calibrate.py's FIXED_STAND_IN): SYM_DIA and DIA-LP run DIA's scheme,
+/// SELL-LP and SELL-pack SELL's. On CUDA SYM_DIA's own row came from one
+/// record, a 46.7 MB member (stencil3d-27pt-n90-sym, f32: 30.8 µs) that
+/// passed the cache test: its whole product, not a cost of a call.
+Format fixed_stand_in(Format f) {
+  switch (f) {
+    case Format::SymDia:
+    case Format::DiaLp:
+      return Format::Dia;
+    case Format::SellLp:
+    case Format::SellPack:
+      return Format::Sell;
+    default:
+      return f;
+  }
+}
+
 }  // namespace
+
+std::string_view to_string(Precision p) noexcept {
+  return p == Precision::F32 ? "f32" : "f64";
+}
 
 std::string_view to_string(Regularity r) noexcept {
   switch (r) {
@@ -110,15 +116,53 @@ Regularity regularity(std::int64_t row_max, double row_mean, double row_std) noe
   return Regularity::Irregular;
 }
 
-double reference_efficiency(Backend b, Regularity c) {
-  const std::string_view cn = to_string(c);
+double reference_efficiency_in(std::span<const RefRow> rows, Backend b, Regularity c, Precision p) {
+  const std::string_view cn = to_string(c), pn = to_string(p);
+  std::optional<double> pooled;
   std::vector<double> all;
-  for (const RefRow& r : kReference) {
+  for (const RefRow& r : rows) {
     if (r.backend != b) continue;
-    if (r.klass == cn && r.records >= kMinRecords) return r.efficiency;
-    all.push_back(r.efficiency);
+    if (r.klass == cn && r.records >= kMinRecords) {
+      if (r.precision == pn) return r.efficiency;
+      if (r.precision == "any") pooled = r.efficiency;
+    }
+    if (r.precision == "any") all.push_back(r.efficiency);
   }
+  if (pooled) return *pooled;
   return all.empty() ? 0.5 : median(all);
+}
+
+std::optional<RelativeEfficiency> relative_efficiency_in(std::span<const EffRow> rows, Backend b,
+                                                         std::string_view f, std::string_view a,
+                                                         Regularity c, Precision p) {
+  const std::string_view cn = to_string(c), pn = to_string(p);
+  std::optional<double> pooled;
+  std::vector<double> kernel, format;
+  for (const EffRow& r : rows) {
+    if (r.backend != b || r.format != f || r.records < kMinRecords) continue;
+    if (r.algorithm == a && r.klass == cn && r.precision == pn) return {{r.relative, true}};
+    if (r.precision != "any") continue;
+    if (r.algorithm == a && r.klass == cn) pooled = r.relative;
+    if (r.algorithm == a) kernel.push_back(r.relative);
+    if (r.klass == cn) format.push_back(r.relative);
+  }
+  if (pooled) return {{*pooled, true}};
+  if (!kernel.empty()) return {{median(kernel), false}};
+  if (!format.empty()) return {{median(format), false}};
+  return std::nullopt;
+}
+
+std::optional<double> fixed_cost_in(std::span<const FixedRow> rows, Backend b, std::string_view f,
+                                    std::string_view stand_in, std::string_view a) {
+  for (const std::string_view fn : {f, stand_in})
+    for (const FixedRow& r : rows)
+      if (r.backend == b && r.format == fn && r.algorithm == a && r.records >= kMinRecords)
+        return r.seconds;
+  return std::nullopt;
+}
+
+double reference_efficiency(Backend b, Regularity c, Precision p) {
+  return reference_efficiency_in(kReference, b, c, p);
 }
 
 std::string_view calibrated_algorithm(Backend b, Format f, Algorithm a,
@@ -134,19 +178,11 @@ std::string_view calibrated_algorithm(Backend b, Format f, Algorithm a,
   return an;
 }
 
-ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity c) {
-  const std::string_view fn = calibrated_name(b, f), an = calibrated_algorithm(b, f, a, c),
-                         cn = to_string(c);
-  const double ref = reference_efficiency(b, c);
-  std::vector<double> kernel, format;
-  for (const EffRow& r : kRelative) {
-    if (r.backend != b || r.format != fn || r.records < kMinRecords) continue;
-    if (r.algorithm == an && r.klass == cn) return {ref * r.relative, true};
-    if (r.algorithm == an) kernel.push_back(r.relative);
-    if (r.klass == cn) format.push_back(r.relative);
-  }
-  if (!kernel.empty()) return {ref * median(kernel), false};
-  if (!format.empty()) return {ref * median(format), false};
+ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity c, Precision p) {
+  const double ref = reference_efficiency(b, c, p);
+  if (const std::optional<RelativeEfficiency> r = relative_efficiency_in(
+          kRelative, b, calibrated_name(b, f), calibrated_algorithm(b, f, a, c), c, p))
+    return {ref * r->relative, r->calibrated};
   // SYM_CSR before calibration: a bytes-based entry, its (about halved) bytes
   // moved at the reference's efficiency (docs/advisor.md).
   if (f == Format::SymCsr) return {ref, false};
@@ -154,11 +190,9 @@ ModelEfficiency product_efficiency(Backend b, Format f, Algorithm a, Regularity 
 }
 
 double product_fixed_s(Backend b, Format f, Algorithm a) {
-  const std::string_view fn = calibrated_name(b, f),
-                         an = calibrated_algorithm(b, f, a, std::nullopt);
-  for (const FixedRow& r : kFixed)
-    if (r.backend == b && r.format == fn && r.algorithm == an) return r.seconds;
-  return b == Backend::Cuda ? 8e-6 : 2e-6;
+  return fixed_cost_in(kFixed, b, calibrated_name(b, f), to_string(fixed_stand_in(f)),
+                       calibrated_algorithm(b, f, a, std::nullopt))
+      .value_or(b == Backend::Cuda ? 8e-6 : 2e-6);
 }
 
 std::int64_t cpu_thread_work(Format f, std::int64_t rows, std::int64_t nnz, std::int64_t stored) {
@@ -218,8 +252,8 @@ double conversion_products(Backend b, Format f) {
   return products;
 }
 
-double conversion_efficiency(Backend b, Format f, Regularity c) {
-  return reference_efficiency(b, c) / conversion_products(b, f);
+double conversion_efficiency(Backend b, Format f, Regularity c, Precision p) {
+  return reference_efficiency(b, c, p) / conversion_products(b, f);
 }
 
 double conversion_fixed_s(Backend b) {
@@ -234,11 +268,11 @@ std::pair<double, Format> cheapest_conversion(Backend b) {
   return least;
 }
 
-double csr_keep_bound(Backend b, Algorithm a, Regularity c, double csr_bytes, double moved,
-                      std::optional<double> gbs) {
+double csr_keep_bound(Backend b, Algorithm a, Regularity c, Precision p, double csr_bytes,
+                      double moved, std::optional<double> gbs) {
   if (reference_compute(b).found || compute_cost(b, Format::Csr, a).found) return 0;
-  const double ref = reference_efficiency(b, c);
-  const double rel = product_efficiency(b, Format::Csr, a, c).efficiency / ref;
+  const double ref = reference_efficiency(b, c, p);
+  const double rel = product_efficiency(b, Format::Csr, a, c, p).efficiency / ref;
   if (!(rel > 0) || !(moved > 0) || !(csr_bytes > 0)) return 0;
   const double conv_fixed = conversion_fixed_s(b), csr_fixed = product_fixed_s(b, Format::Csr, a);
   const double conv_bytes = cheapest_conversion(b).first * csr_bytes;
@@ -248,8 +282,9 @@ double csr_keep_bound(Backend b, Algorithm a, Regularity c, double csr_bytes, do
 }
 
 double csr_keep_bound_max(Backend b) {
-  // product_efficiency's fallbacks are medians of these rows, or 0.5 or 1
-  // times the reference; product_fixed_s's fallback is 8 us on CUDA.
+  // product_efficiency's fallbacks are medians of these rows (of either
+  // precision), or 0.5 or 1 times the reference; product_fixed_s's fallback
+  // is 8 us on CUDA (rows with too few records only lower the minimum).
   double fixed = b == Backend::Cuda ? 8e-6 : 2e-6, rel = 1.0;
   for (const FixedRow& r : kFixed)
     if (r.backend == b && r.format == "csr") fixed = std::min(fixed, r.seconds);

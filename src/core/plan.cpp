@@ -125,8 +125,8 @@ std::optional<Kept> keep_csr_without_advice(Backend b, const Workload& w, const 
   const std::optional<double> gbs =
       gbs_option > 0 ? std::optional<double>(gbs_option) : detail::known_advisor_bandwidth(b);
   const double moved = static_cast<double>(csr_bytes + (rows + cols) * n * sizeof(T));
-  const double bound =
-      detail::csr_keep_bound(b, a, klass, static_cast<double>(csr_bytes), moved, gbs);
+  const double bound = detail::csr_keep_bound(b, a, klass, detail::precision_of<T>(),
+                                              static_cast<double>(csr_bytes), moved, gbs);
   if (!(products <= bound)) return std::nullopt;
   static const std::pair<double, Format> cheapest = detail::cheapest_conversion(Backend::Cuda);
   return Kept{
