@@ -198,10 +198,10 @@ template <Index I>
 void subkeys(const std::uint64_t* uniq, std::int64_t n, int sub_bits, std::int64_t shift, I* out);
 /// DIA's diagonals without a sort (KeyMode::Diagonal, one group: H = rows):
 /// sets bit j − i + rows − 1 of `bits` for every entry (i, j). `bits` holds
-/// (span + 31) / 32 words, span = rows + cols − 1, zeroed here. Each block
-/// gathers its tile's distinct diagonals in shared memory first, so that a
-/// few diagonals shared by millions of entries cost one global update per
-/// block, not one per warp (the sort this replaces cost about 20 products).
+/// (span + 31) / 32 words, span = rows + cols − 1, zeroed here. Each warp
+/// remembers the diagonals it has set, so that a few diagonals shared by
+/// millions of entries cost a few global updates a warp, not one per entry
+/// (the sort this replaces cost about 20 products).
 template <Index I>
 void mark_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
                     std::int64_t span, std::uint32_t* bits);

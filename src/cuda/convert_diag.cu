@@ -89,10 +89,10 @@ __global__ void __launch_bounds__(kBlock)
   if (k < n) out[k] = static_cast<I>(static_cast<std::int64_t>(uniq[k] & mask) + shift);
 }
 
-/// Slots of a block's set of distinct diagonals, and the probes an insert
-/// tries before it updates the global bits itself.
-constexpr int kSetSlots = 256;
-constexpr int kSetProbes = 8;
+/// Entries one lane visits in mark_diagonals_kernel: a warp takes
+/// 32 × kMarkItems consecutive entries, so that a diagonal shared by millions
+/// of entries is set once a warp range, not once a warp instruction.
+constexpr int kMarkItems = 64;
 
 /// Sets bit d of the global bits (one word, relaxed: only bits are added,
 /// and the kernel's end orders them before any reader).
@@ -103,40 +103,55 @@ __device__ __forceinline__ void set_bit(std::uint32_t* bits, std::int64_t d) {
     word.fetch_or(bit, ::cuda::std::memory_order_relaxed);
 }
 
+/// A warp per range of 32 × kMarkItems entries. The warp keeps the first 64
+/// distinct diagonals it meets in registers (lane l holds the l-th and the
+/// (32 + l)-th); a diagonal it has not seen is set in the global bits by one
+/// of the lanes that hold it and joins the cache while there is room. A
+/// stencil's few diagonals then cost a handful of global updates a warp and
+/// no atomics after them; a matrix of scattered diagonals updates scattered
+/// words, where nothing contends. (A first version deduplicated through a
+/// block-wide set in shared memory, every insert an atomic on one of the few
+/// same slots: DIA's conversion stayed at 12–20 products on the large
+/// stencils, H200, session 23; the contention is the likely cause, not a
+/// measured one.)
 template <class I>
 __global__ void __launch_bounds__(kBlock)
     mark_diagonals_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t rows,
                           std::int64_t nnz, std::uint32_t* bits) {
-  // The tile's distinct diagonals: a warp's lanes with the same diagonal
-  // elect one, which inserts it into an open-addressing set in shared
-  // memory; a full neighbourhood sends it to the global bits directly (a
-  // tile of scattered diagonals: no hot word there).
-  __shared__ unsigned long long set[kSetSlots];
-  constexpr unsigned long long kEmpty = ~0ull;
-  for (int s = threadIdx.x; s < kSetSlots; s += kBlock)
-    set[s] = kEmpty;
-  std::int64_t lo, hi;
-  tile_segments(ptr, rows, nnz, lo, hi);  // synchronizes the block
+  constexpr unsigned long long kNone = ~0ull;
   const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
-  const std::int64_t t0 = blockIdx.x * kTile;
-  for (int it = 0; it < kItems; ++it) {
-    const std::int64_t k = t0 + it * kBlock + threadIdx.x;
-    const auto d = k < nnz ? static_cast<unsigned long long>(static_cast<std::int64_t>(col[k]) -
-                                                             last_le(ptr, lo, hi, k) + rows - 1)
-                           : kEmpty;
-    const unsigned peers = __match_any_sync(kFullMask, d);
-    if (d == kEmpty || __ffs(peers) - 1 != lane) continue;
-    auto h = static_cast<unsigned>((d * 0x9e3779b97f4a7c15ull) >> 56) & (kSetSlots - 1);
-    bool placed = false;
-    for (int p = 0; p < kSetProbes && !placed; ++p, h = (h + 1) & (kSetSlots - 1)) {
-      const unsigned long long old = atomicCAS(&set[h], kEmpty, d);
-      placed = old == kEmpty || old == d;
+  const std::int64_t warp = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) / kWarpSize;
+  const std::int64_t first = warp * kWarpSize * kMarkItems;
+  if (first >= nnz) return;  // uniform across the warp
+  const std::int64_t last = min(nnz, first + std::int64_t{kWarpSize} * kMarkItems) - 1;
+  // The rows of the range's first and last entry (lanes 0 and 1), shared.
+  std::int64_t row = 0;
+  if (lane < 2) row = last_le(ptr, 0, rows - 1, lane == 0 ? first : last);
+  const std::int64_t lo = __shfl_sync(kFullMask, row, 0), hi = __shfl_sync(kFullMask, row, 1);
+  // This lane's slots of the warp's cache: slot s is lane s % 32's
+  // cached[s / 32]; `filled` slots are in use (uniform across the warp).
+  unsigned long long cached0 = kNone, cached1 = kNone;
+  int filled = 0;
+  for (int it = 0; it < kMarkItems; ++it) {
+    const std::int64_t k = first + std::int64_t{it} * kWarpSize + lane;
+    const unsigned long long d =
+        k <= last ? static_cast<unsigned long long>(static_cast<std::int64_t>(col[k]) -
+                                                    last_le(ptr, lo, hi, k) + rows - 1)
+                  : kNone;
+    bool known = d == kNone;
+    for (int s = 0; s < filled; ++s)
+      known |= __shfl_sync(kFullMask, s < kWarpSize ? cached0 : cached1, s & (kWarpSize - 1)) == d;
+    if (__ballot_sync(kFullMask, !known) == 0) continue;  // uniform
+    // One lane of each new diagonal sets it and offers it to the cache.
+    const unsigned peers = __match_any_sync(kFullMask, known ? kNone : d);
+    const bool leader = !known && __ffs(peers) - 1 == lane;
+    if (leader) set_bit(bits, static_cast<std::int64_t>(d));
+    for (unsigned offer = __ballot_sync(kFullMask, leader); offer != 0 && filled < 2 * kWarpSize;
+         offer &= offer - 1, ++filled) {
+      const unsigned long long v = __shfl_sync(kFullMask, d, __ffs(offer) - 1);
+      if (lane == (filled & (kWarpSize - 1))) (filled < kWarpSize ? cached0 : cached1) = v;
     }
-    if (!placed) set_bit(bits, static_cast<std::int64_t>(d));
   }
-  __syncthreads();
-  for (int s = threadIdx.x; s < kSetSlots; s += kBlock)
-    if (set[s] != kEmpty) set_bit(bits, static_cast<std::int64_t>(set[s]));
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -261,8 +276,9 @@ void mark_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t 
         cudaMemsetAsync(bits, 0, static_cast<std::size_t>(words) * sizeof(std::uint32_t), kStream),
         "cudaMemsetAsync (diagonal bits)");
   if (nnz <= 0) return;
-  mark_diagonals_kernel<I>
-      <<<tiles_for(nnz, "mark_diagonals"), kBlock, 0, kStream>>>(ptr, col, rows, nnz, bits);
+  const std::int64_t warps = (nnz + kWarpSize * kMarkItems - 1) / (kWarpSize * kMarkItems);
+  mark_diagonals_kernel<I><<<blocks_for(warps * kWarpSize, "mark_diagonals"), kBlock, 0, kStream>>>(
+      ptr, col, rows, nnz, bits);
   check_launch("mark_diagonals");
 }
 
