@@ -400,35 +400,27 @@ TEST(Advisor, ModelLooksUpPerPrecisionRowsFirst) {
       {b, "hdi", "diagonal", "skewed", "any", 0.1, 12},
       {b, "hdi", "other", "regular", "f64", 2.0, 40},
   };
-  const auto relative = [&](std::string_view f, std::string_view a, Regularity c, Precision p) {
-    return detail::relative_efficiency_in(rel, b, f, a, c, p);
-  };
-  auto r = relative("hdi", "diagonal", Regularity::Regular, Precision::F32);
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->relative, 0.6);
-  EXPECT_TRUE(r->calibrated);
-  r = relative("hdi", "diagonal", Regularity::Regular, Precision::F64);
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->relative, 0.9);
-  EXPECT_TRUE(r->calibrated);
-  // The kernel's pooled median over the classes (0.9 and 0.1), not its f32 row.
-  for (const Precision p : {Precision::F32, Precision::F64}) {
-    r = relative("hdi", "diagonal", Regularity::Irregular, p);
+  // The look-up of HDI's algorithm `a` in class c and precision p gives
+  // `relative`, from a calibrated row or not.
+  const auto expect = [&](std::string_view a, Regularity c, Precision p, double relative,
+                          bool calibrated) {
+    SCOPED_TRACE(fmt::format("{} {} {}", a, detail::to_string(c), detail::to_string(p)));
+    const auto r = detail::relative_efficiency_in(rel, b, "hdi", a, c, p);
     ASSERT_TRUE(r);
-    EXPECT_DOUBLE_EQ(r->relative, 0.5);
-    EXPECT_FALSE(r->calibrated);
-  }
+    EXPECT_DOUBLE_EQ(r->relative, relative);
+    EXPECT_EQ(r->calibrated, calibrated);
+  };
+  expect("diagonal", Regularity::Regular, Precision::F32, 0.6, true);
+  expect("diagonal", Regularity::Regular, Precision::F64, 0.9, true);  // f64's row: too few
+  // The kernel's pooled median over the classes (0.9 and 0.1), not its f32 row.
+  for (const Precision p : {Precision::F32, Precision::F64})
+    expect("diagonal", Regularity::Irregular, p, 0.5, false);
   // A kernel without pooled rows: the format's pooled median in the class,
   // also where it has a per-precision row of its own.
-  r = relative("hdi", "other", Regularity::Regular, Precision::F32);
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->relative, 0.9);
-  EXPECT_FALSE(r->calibrated);
-  r = relative("hdi", "other", Regularity::Regular, Precision::F64);
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->relative, 2.0);
-  EXPECT_TRUE(r->calibrated);
-  EXPECT_FALSE(relative("dia", "diagonal", Regularity::Regular, Precision::F32));
+  expect("other", Regularity::Regular, Precision::F32, 0.9, false);
+  expect("other", Regularity::Regular, Precision::F64, 2.0, true);
+  EXPECT_FALSE(detail::relative_efficiency_in(rel, b, "dia", "diagonal", Regularity::Regular,
+                                              Precision::F32));
 
   const detail::FixedRow one[] = {{b, "sym_dia", "diagonal", 30e-6, 1},
                                   {b, "dia", "diagonal", 8e-6, 150}};
