@@ -490,6 +490,26 @@ TYPED_TEST(CudaConvert, StressGeometryMatchesHostConversion) {
   }
 }
 
+/// The widest shape there is, 1 × (2⁶³ − 1) with int64 indices: the span of
+/// its diagonals, rows + cols − 1, leaves no room for the bits' rounding up,
+/// so DIA's (DIA-LP's, single-hack HDI's) diagonals come from the sort, as
+/// on the host. The host's result is checked first, without a GPU.
+TEST(CudaConvertWide, DiagonalsOfTheWidestShape) {
+  using I = std::int64_t;
+  constexpr I wide = std::numeric_limits<I>::max();
+  const Csr<double, I> A(1, wide, Array<I>{0, 3}, Array<I>{0, 7, wide - 1},
+                         Array<double>{1.5, -2.0, 0.0});
+  const auto H = std::get<Dia<double, I>>(convert(A, Format::Dia, ConvertOptions{}));
+  EXPECT_EQ(H.ndiag(), 3);
+  EXPECT_EQ(H.nnz(), 3);  // the explicit zero counted
+  EXPECT_EQ(H.offsets().to_vector(), (std::vector<I>{0, 7, wide - 1}));
+  SPX_REQUIRE_GPU_OR_SKIP();
+  Variants v;
+  for (Format f : {Format::Dia, Format::DiaLp, Format::Hdi})
+    add(v, std::string(to_string(f)), f, none);
+  check_variants(A, "1 x (2^63 - 1)", v);
+}
+
 TYPED_TEST(CudaConvert, ConvertKeepsTheDevice) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;

@@ -115,8 +115,9 @@ struct GroupKeys {
 
 /// The bits of DIA's diagonals (one per j − i + rows − 1) replace the sort
 /// when their words number at most this many per entry and row, plus this
-/// floor: then they take less memory than the sort's keys, and far less
-/// time. Wider and sparser matrices sort.
+/// floor: about the memory of the sort's keys and flags (24 B an entry), and
+/// far less time (the sort cost about 20 products on the large stencils).
+/// Wider and sparser matrices sort.
 constexpr std::int64_t kDiagonalWordsPerEntry = 2;
 constexpr std::int64_t kDiagonalWordsFloor = std::int64_t{1} << 16;
 
@@ -129,14 +130,20 @@ GroupKeys distinct_keys(const Csr<T, I>& A, conv::KeyMode mode, std::int64_t H, 
   g.sub_bits = sub_bits;
   const std::int64_t nnz = A.nnz();
   if (nnz == 0) return g;
-  const std::int64_t span = A.rows() + A.cols() - 1, words = (span + 31) / 32;
-  if (mode == conv::KeyMode::Diagonal && H >= A.rows() &&
+  // The span of the diagonals, rows + cols − 1, counted without overflow
+  // (a 1 × 2⁶³−1 matrix is a valid shape): past 2⁶³ the words are 0, never
+  // chosen.
+  const bool fits = A.cols() - 1 <= LLONG_MAX - A.rows();
+  const std::int64_t span = fits ? A.rows() + A.cols() - 1 : 0;
+  const std::int64_t words = span / 32 + (span % 32 != 0 ? 1 : 0);
+  if (mode == conv::KeyMode::Diagonal && H >= A.rows() && fits &&
       words <= kDiagonalWordsPerEntry * (nnz + A.rows()) + kDiagonalWordsFloor) {
-    // One group: the keys are the diagonals themselves; mark them, then
-    // list the marked ones in order.
+    // One group (DIA, SYM_DIA's triangle, HDI with a single hack): the keys
+    // are the diagonals themselves; mark them, then list the marked ones in
+    // order.
     Scratch<std::uint32_t> bits(words);
     Scratch<std::int64_t> pos(words + 1);
-    conv::mark_diagonals(A.row_ptr().data(), A.col_idx().data(), A.rows(), nnz, span, bits.get());
+    conv::mark_diagonals(A.row_ptr().data(), A.col_idx().data(), A.rows(), nnz, words, bits.get());
     conv::bit_counts(bits.get(), words, pos.get());
     conv::exclusive_sum(pos.get(), words + 1);
     g.count = conv::read_back(pos.get() + words);
@@ -580,7 +587,7 @@ SymCsr<T, I> device_to_sym_csr(const Csr<T, I>& A, const ConvertOptions&) {
 /// DIA's layout of A with its values stored as S (T for DIA, the reduced
 /// type for DIA-LP, rounded on the way): the diagonals, the budget checked
 /// as DIA's, the values scattered, the explicit zeros.
-template <class S, Value T, Index I>
+template <class S, Index I>
 struct DiaParts {
   Array<I> offsets;
   Array<S> values;
@@ -588,7 +595,7 @@ struct DiaParts {
 };
 
 template <class S, Value T, Index I>
-DiaParts<S, T, I> dia_parts(const Csr<T, I>& A, const ConvertOptions& options) {
+DiaParts<S, I> dia_parts(const Csr<T, I>& A, const ConvertOptions& options) {
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz();
   const std::int64_t span = m > 0 && n > 0 ? m + n - 1 : 0;
   const int sub_bits = conv::bit_width(static_cast<std::uint64_t>(span > 0 ? span - 1 : 0));
@@ -600,7 +607,7 @@ DiaParts<S, T, I> dia_parts(const Csr<T, I>& A, const ConvertOptions& options) {
   check_padded_budget("DIA", fmt::format("{} rows x {} diagonals", m, nd), size, A.nnz(), A.bytes(),
                       options);
 
-  DiaParts<S, T, I> d{
+  DiaParts<S, I> d{
       device_array<I>(nd), device_zeros<S>(size.values, "cudaMemsetAsync (DIA values)"), {}};
   keys.subkeys(-(m - 1), d.offsets.data());
   if (nnz > 0) {
@@ -614,7 +621,7 @@ DiaParts<S, T, I> dia_parts(const Csr<T, I>& A, const ConvertOptions& options) {
 
 template <Value T, Index I>
 Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options) {
-  DiaParts<T, T, I> d = dia_parts<T>(A, options);
+  DiaParts<T, I> d = dia_parts<T>(A, options);
   finish();
   return Dia<T, I>(A.rows(), A.cols(), std::move(d.offsets), std::move(d.values),
                    std::move(d.zeros), Known{.nnz = A.nnz()});
@@ -670,7 +677,7 @@ DiaLp<T, I> device_to_dia_lp(const Csr<T, I>& A, const ConvertOptions& options) 
   if (conv::first_flushed(A.values().data(), A.nnz()) >= 0)
     return std::get<DiaLp<T, I>>(convert(A.to(Space::Host), Format::DiaLp, options))
         .to(Space::Device);
-  DiaParts<reduced_value_t<T>, T, I> d = dia_parts<reduced_value_t<T>>(A, options);
+  DiaParts<reduced_value_t<T>, I> d = dia_parts<reduced_value_t<T>>(A, options);
   finish();
   // DIA's structure with an empty values array: DiaLp keeps the offsets
   // and the explicit zeros, and drops DIA's values anyway.

@@ -196,15 +196,15 @@ void group_starts(const std::uint64_t* uniq, std::int64_t n, std::int64_t groups
 /// out[k] = (uniq[k] & low mask) + shift.
 template <Index I>
 void subkeys(const std::uint64_t* uniq, std::int64_t n, int sub_bits, std::int64_t shift, I* out);
-/// DIA's diagonals without a sort (KeyMode::Diagonal, one group: H = rows):
+/// DIA's diagonals without a sort (KeyMode::Diagonal, one group: H ≥ rows):
 /// sets bit j − i + rows − 1 of `bits` for every entry (i, j). `bits` holds
-/// (span + 31) / 32 words, span = rows + cols − 1, zeroed here. Each warp
-/// remembers the diagonals it has set, so that a few diagonals shared by
-/// millions of entries cost a few global updates a warp, not one per entry
-/// (the sort this replaces cost about 20 products).
+/// `words` = ⌈span / 32⌉ words, span = rows + cols − 1, zeroed here. Each
+/// warp remembers the first 64 diagonals it has set, so that a few
+/// diagonals shared by millions of entries cost a few global updates a warp,
+/// not one per entry.
 template <Index I>
 void mark_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
-                    std::int64_t span, std::uint32_t* bits);
+                    std::int64_t words, std::uint32_t* bits);
 /// count[w] = the set bits of bits[w] for w < words, count[words] = 0.
 void bit_counts(const std::uint32_t* bits, std::int64_t words, std::int64_t* count);
 /// out[pos[w] + t] = 32·w + the position of the t-th set bit of bits[w]

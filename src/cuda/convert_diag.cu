@@ -4,10 +4,10 @@
 // the distinct ones gives each group's diagonals or block columns in
 // increasing order, as the host's per-group sort + unique does; each entry is
 // then written at its place, found by a binary search among its group's
-// keys. DIA (and SYM_DIA, DIA-LP) skips the sort where the span of its
-// diagonals allows: one bit per diagonal, set by the entries, listed in
-// order. The explicit zeros are the entries whose value compares equal to 0,
-// in CSR order (= (row, column) order), as on the host.
+// keys. With one group (DIA, SYM_DIA's triangle, DIA-LP, HDI with a single
+// hack) the sort is skipped where the span of the diagonals allows: one bit
+// per diagonal, set by the entries, listed in order. The explicit zeros are the entries whose value
+// compares equal to 0, in CSR order (= (row, column) order), as on the host.
 //
 // Entries are visited in tiles (convert_passes.cuh): a block takes kTile
 // consecutive entries, finds the rows of its first and last entry in
@@ -111,8 +111,8 @@ __device__ __forceinline__ void set_bit(std::uint32_t* bits, std::int64_t d) {
 /// no atomics after them; a matrix of scattered diagonals updates scattered
 /// words, where nothing contends. (A first version deduplicated through a
 /// block-wide set in shared memory, every insert an atomic on one of the few
-/// same slots: DIA's conversion stayed at 12–20 products on the large
-/// stencils, H200, session 23; the contention is the likely cause, not a
+/// same slots: DIA's conversion stayed at 12–22 products on the large
+/// members, H200, session 23; the contention is the likely cause, not a
 /// measured one.)
 template <class I>
 __global__ void __launch_bounds__(kBlock)
@@ -269,8 +269,7 @@ void subkeys(const std::uint64_t* uniq, std::int64_t n, int sub_bits, std::int64
 
 template <Index I>
 void mark_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
-                    std::int64_t span, std::uint32_t* bits) {
-  const std::int64_t words = (span + 31) / 32;
+                    std::int64_t words, std::uint32_t* bits) {
   if (words > 0)
     check(
         cudaMemsetAsync(bits, 0, static_cast<std::size_t>(words) * sizeof(std::uint32_t), kStream),
