@@ -2,8 +2,11 @@
 // without copying the matrix to the host, equal to the host's numbers:
 //
 //   diagonals       distinct column − row. Where the host uses a map (m + n
-//                   slots within nnz + m + 64 Ki, core/stats.cpp), a byte mark
-//                   per diagonal, set by every entry, then summed; otherwise
+//                   slots within nnz + m + 64 Ki, core/stats.cpp), a bit per
+//                   diagonal set by DIA's conversion pass (conv::mark_diagonals:
+//                   a warp sets each diagonal once; a byte stored by every
+//                   entry made the few bytes of a banded matrix's diagonals a
+//                   hot spot), then summed; otherwise
 //                   (few entries for the shape) the entries' diagonals radix
 //                   sorted and their runs counted: O(nnz) memory, never O(n).
 //   blocks (b ≤ 8)  an entry is the first of its aligned b×b block (in CSR
@@ -153,20 +156,17 @@ __device__ __forceinline__ void add_block_counts(unsigned long long (&v)[N],
 // ---- kernels ----------------------------------------------------------------------
 
 /// One pass over the entries: the blocks for b = 2..8 and the scattered
-/// entries (counts[0, kPassCounts)), and each entry's diagonal marked in
-/// `marks` (slot column − row + rows − 1) unless it is null.
+/// entries (counts[0, kPassCounts)), and the two bandwidths (after them).
 template <class I>
 __global__ void __launch_bounds__(kBlock)
     column_counts_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t rows,
-                         std::int64_t nnz, std::uint8_t* __restrict__ marks,
-                         unsigned long long* __restrict__ counts) {
+                         std::int64_t nnz, unsigned long long* __restrict__ counts) {
   unsigned long long c[kPassCounts] = {};
   unsigned long long band[2] = {0, 0};  // max(i − j, 0), max(j − i, 0)
   conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
     const std::int64_t i = conv::last_le(ptr, lo, hi, k);
     const std::int64_t j = col[k];
     const std::int64_t prev = k > static_cast<std::int64_t>(ptr[i]) ? col[k - 1] : -1;
-    if (marks != nullptr) marks[j - i + rows - 1] = 1;
     if (i > j) band[0] = max(band[0], static_cast<unsigned long long>(i - j));
     if (j > i) band[1] = max(band[1], static_cast<unsigned long long>(j - i));
 
@@ -221,20 +221,8 @@ __global__ void __launch_bounds__(kBlock)
   for (int q = 0; q < 2; ++q) {
     for (int off = kWarpSize / 2; off > 0; off /= 2)
       band[q] = max(band[q], __shfl_down_sync(kFullMask, band[q], off));
-    if (threadIdx.x % kWarpSize == 0 && band[q] != 0)
-      atomicMax(counts + kPassCounts + 1 + q, band[q]);
+    if (threadIdx.x % kWarpSize == 0 && band[q] != 0) atomicMax(counts + kPassCounts + q, band[q]);
   }
-}
-
-/// count[0] += the marks set among the n.
-__global__ void __launch_bounds__(kBlock)
-    count_marks_kernel(const std::uint8_t* __restrict__ marks, std::int64_t n,
-                       unsigned long long* __restrict__ count) {
-  unsigned long long c[1] = {0};
-  for (std::int64_t k = blockIdx.x * std::int64_t{kBlock} + threadIdx.x; k < n;
-       k += std::int64_t{gridDim.x} * kBlock)
-    c[0] += marks[k];
-  add_block_counts(c, count);
 }
 
 /// out[r] = the first column of row r, out[rows + r] its last; −1 when empty.
@@ -444,37 +432,36 @@ ColumnCounts column_counts(const I* ptr, const I* col, std::int64_t m, std::int6
   ColumnCounts out;
   if (nnz == 0) return out;
 
-  // As core/stats.cpp: a map of the m + n − 1 diagonals where m + n slots fit
-  // nnz + m + 64 Ki, else a sort of the entries' diagonals.
-  const bool marks = m + n <= nnz + m + (std::int64_t{1} << 16);
-  const std::int64_t slots = m + n - 1;
-  Scratch<std::uint8_t> mark(marks ? slots : 0);
-  if (marks)
-    check(cudaMemsetAsync(mark.get(), 0, static_cast<std::size_t>(slots), kStream),
-          "cudaMemsetAsync (diagonal marks)");
-  // kPassCounts counts, the marked diagonals, the two bandwidths.
-  constexpr int kAll = kPassCounts + 3;
+  // The kPassCounts counts, then the two bandwidths.
+  constexpr int kAll = kPassCounts + 2;
   Scratch<unsigned long long> counts(kAll);
   zero_counters(counts.get(), kAll, "cudaMemsetAsync (column counts)");
   column_counts_kernel<I><<<conv::tiles_for(nnz, "column_counts"), kBlock, 0, kStream>>>(
-      ptr, col, m, nnz, marks ? mark.get() : nullptr, counts.get());
+      ptr, col, m, nnz, counts.get());
   check_launch("column_counts");
-  if (marks) {
-    count_marks_kernel<<<stride_grid(slots), kBlock, 0, kStream>>>(mark.get(), slots,
-                                                                   counts.get() + kPassCounts);
-    check_launch("count_marks");
-  }
   unsigned long long h[kAll];
   read_counters(counts.get(), kAll, h, "cudaMemcpy (column counts)");
-  out.lower_bandwidth = static_cast<std::int64_t>(h[kPassCounts + 1]);
-  out.upper_bandwidth = static_cast<std::int64_t>(h[kPassCounts + 2]);
+  out.lower_bandwidth = static_cast<std::int64_t>(h[kPassCounts]);
+  out.upper_bandwidth = static_cast<std::int64_t>(h[kPassCounts + 1]);
   for (int b = 0; b < kBlockSizes; ++b)
     out.blocks[static_cast<std::size_t>(b)] = static_cast<std::int64_t>(h[b]);
   out.scattered = static_cast<std::int64_t>(h[kScattered]);
-  out.diagonals = marks ? static_cast<std::int64_t>(h[kPassCounts])
-                        : sorted_runs(ptr, col, m, nnz, conv::KeyMode::Diagonal, m,
-                                      conv::bit_width(static_cast<std::uint64_t>(m + n - 2)), m)
-                              .total;
+  // As core/stats.cpp: a map of the m + n − 1 diagonals where m + n slots fit
+  // nnz + m + 64 Ki (here a bit each, set as DIA's conversion sets them), else
+  // a sort of the entries' diagonals.
+  if (m + n <= nnz + m + (std::int64_t{1} << 16)) {
+    const std::int64_t slots = m + n - 1, words = slots / 32 + (slots % 32 != 0 ? 1 : 0);
+    Scratch<std::uint32_t> bits(words);
+    Scratch<std::int64_t> pos(words + 1);
+    conv::mark_diagonals(ptr, col, m, nnz, words, bits.get());
+    conv::bit_counts(bits.get(), words, pos.get());
+    conv::exclusive_sum(pos.get(), words + 1);
+    out.diagonals = conv::read_back(pos.get() + words);
+  } else {
+    out.diagonals = sorted_runs(ptr, col, m, nnz, conv::KeyMode::Diagonal, m,
+                                conv::bit_width(static_cast<std::uint64_t>(m + n - 2)), m)
+                        .total;
+  }
   return out;
 }
 
