@@ -503,6 +503,9 @@ TEST(CudaConvertWide, DiagonalsOfTheWidestShape) {
   EXPECT_EQ(H.ndiag(), 3);
   EXPECT_EQ(H.nnz(), 3);  // the explicit zero counted
   EXPECT_EQ(H.offsets().to_vector(), (std::vector<I>{0, 7, wide - 1}));
+  for (Format f : {Format::DiaLp, Format::Hdi})
+    EXPECT_EQ(std::visit([](const auto& M) { return M.nnz(); }, convert(A, f, ConvertOptions{})), 3)
+        << to_string(f);
   SPX_REQUIRE_GPU_OR_SKIP();
   Variants v;
   for (Format f : {Format::Dia, Format::DiaLp, Format::Hdi})

@@ -1,5 +1,6 @@
 // CSR ↔ DIA.
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,8 +26,11 @@ struct HostConversion<Dia<T, I>> {
     // sort the offsets of the entries and find each by binary search, so the
     // memory stays proportional to the nonzeros.
     constexpr I kAbsent = -1, kOccupied = -2;
-    const std::int64_t span = m > 0 && n > 0 ? m + n - 1 : 0;
-    const bool map = span <= 2 * (A.nnz() + m) + (std::int64_t{1} << 16);
+    // m + n − 1 counted without overflow: a 1 × (2⁶³ − 1) matrix is a valid
+    // shape, and a span past 2⁶³ − 1 is never mapped.
+    const bool fits = m > 0 && n > 0 && n - 1 <= std::numeric_limits<std::int64_t>::max() - m;
+    const std::int64_t span = fits ? m + (n - 1) : 0;
+    const bool map = fits && span <= 2 * (A.nnz() + m) + (std::int64_t{1} << 16);
     detail::HostVector<I> diag_of(map ? static_cast<std::size_t>(span) : 0, kAbsent);
     detail::HostVector<I> offsets;
     if (map) {

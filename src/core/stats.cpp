@@ -42,7 +42,9 @@ template <Index I>
 std::int64_t count_diagonals(const I* ptr, const I* col, std::int64_t m, std::int64_t n,
                              std::int64_t nnz) {
   if (nnz == 0) return 0;
-  if (maps_that_fit(m + n, nnz, m) >= 1) {
+  // (m + n slots, compared without the sum, which a 1 × (2⁶³ − 1) matrix
+  // overflows.)
+  if (n <= nnz + (std::int64_t{1} << 16) && maps_that_fit(m + n, nnz, m) >= 1) {
     // A byte per diagonal: mark j − i + (rows − 1).
     detail::HostVector<std::atomic<std::uint8_t>> mark(static_cast<std::size_t>(m + n));
 #pragma omp parallel for schedule(static, 4096)

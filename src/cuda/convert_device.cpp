@@ -113,6 +113,13 @@ struct GroupKeys {
   }
 };
 
+/// The largest diagonal key j − i + m − 1 of an m × n matrix, m + n − 2 (0
+/// when it has no entries), in unsigned arithmetic: it passes 2⁶³ − 1 for
+/// the widest shapes.
+std::uint64_t largest_diagonal_key(std::int64_t m, std::int64_t n) {
+  return m > 0 && n > 0 ? static_cast<std::uint64_t>(m - 1) + static_cast<std::uint64_t>(n - 1) : 0;
+}
+
 /// The bits of DIA's diagonals (one per j − i + rows − 1) replace the sort
 /// when their words number at most this many per entry and row, plus this
 /// floor: about the memory of the sort's keys and flags (24 B an entry), and
@@ -597,8 +604,7 @@ struct DiaParts {
 template <class S, Value T, Index I>
 DiaParts<S, I> dia_parts(const Csr<T, I>& A, const ConvertOptions& options) {
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz();
-  const std::int64_t span = m > 0 && n > 0 ? m + n - 1 : 0;
-  const int sub_bits = conv::bit_width(static_cast<std::uint64_t>(span > 0 ? span - 1 : 0));
+  const int sub_bits = conv::bit_width(largest_diagonal_key(m, n));
   // One group (H = m): the keys are the diagonals, j − i + m − 1.
   GroupKeys keys = distinct_keys(A, conv::KeyMode::Diagonal, m, sub_bits, sub_bits);
   const std::int64_t nd = keys.count;
@@ -693,8 +699,7 @@ Hdi<T, I> device_to_hdi(const Csr<T, I>& A, const ConvertOptions& options) {
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz(), H = options.hack_size;
   const std::int64_t nh = (m + H - 1) / H;
   const I hack = checked_index<I>(H, "HDI hack_size");
-  const std::int64_t span = m > 0 && n > 0 ? m + n - 1 : 0;
-  const int sub_bits = conv::bit_width(static_cast<std::uint64_t>(span > 0 ? span - 1 : 0));
+  const int sub_bits = conv::bit_width(largest_diagonal_key(m, n));
   const int end_bit = conv::bit_width(static_cast<std::uint64_t>(nh > 0 ? nh - 1 : 0)) + sub_bits;
   if (end_bit > 64) return via_host(A, [&](const Csr<T, I>& h) { return to_hdi(h, options); });
 

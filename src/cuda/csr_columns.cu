@@ -449,7 +449,9 @@ ColumnCounts column_counts(const I* ptr, const I* col, std::int64_t m, std::int6
   // As core/stats.cpp: a map of the m + n − 1 diagonals where m + n slots fit
   // nnz + m + 64 Ki (here a bit each, set as DIA's conversion sets them), else
   // a sort of the entries' diagonals.
-  if (m + n <= nnz + m + (std::int64_t{1} << 16)) {
+  // (m + n ≤ nnz + m + 64 Ki, written without the sum m + n, which a
+  // 1 × (2⁶³ − 1) matrix overflows.)
+  if (n <= nnz + (std::int64_t{1} << 16)) {
     const std::int64_t slots = m + n - 1, words = slots / 32 + (slots % 32 != 0 ? 1 : 0);
     Scratch<std::uint32_t> bits(words);
     Scratch<std::int64_t> pos(words + 1);
@@ -459,7 +461,9 @@ ColumnCounts column_counts(const I* ptr, const I* col, std::int64_t m, std::int6
     out.diagonals = conv::read_back(pos.get() + words);
   } else {
     out.diagonals = sorted_runs(ptr, col, m, nnz, conv::KeyMode::Diagonal, m,
-                                conv::bit_width(static_cast<std::uint64_t>(m + n - 2)), m)
+                                conv::bit_width(static_cast<std::uint64_t>(m - 1) +
+                                                static_cast<std::uint64_t>(n - 1)),
+                                m)
                         .total;
   }
   return out;
@@ -481,8 +485,9 @@ HackDiagonals hack_diagonals(const I* ptr, const I* col, std::int64_t m, std::in
     read_counters(counts.get(), 2, h, "cudaMemcpy (hack diagonals)");
     return {static_cast<std::int64_t>(h[0]), static_cast<std::int64_t>(h[1])};
   }
-  const Runs r = sorted_runs(ptr, col, m, nnz, conv::KeyMode::Diagonal, m,
-                             conv::bit_width(static_cast<std::uint64_t>(m + n - 2)), G);
+  const Runs r = sorted_runs(
+      ptr, col, m, nnz, conv::KeyMode::Diagonal, m,
+      conv::bit_width(static_cast<std::uint64_t>(m - 1) + static_cast<std::uint64_t>(n - 1)), G);
   return {r.total, r.last};
 }
 
