@@ -142,7 +142,7 @@ GroupKeys distinct_keys(const Csr<T, I>& A, conv::KeyMode mode, std::int64_t H, 
   // chosen.
   const bool fits = A.cols() - 1 <= LLONG_MAX - A.rows();
   const std::int64_t span = fits ? A.rows() + A.cols() - 1 : 0;
-  const std::int64_t words = span / 32 + (span % 32 != 0 ? 1 : 0);
+  const std::int64_t words = conv::diagonal_words(span);
   if (mode == conv::KeyMode::Diagonal && H >= A.rows() && fits &&
       words <= kDiagonalWordsPerEntry * (nnz + A.rows()) + kDiagonalWordsFloor) {
     // One group (DIA, SYM_DIA's triangle, HDI with a single hack): the keys
@@ -150,10 +150,8 @@ GroupKeys distinct_keys(const Csr<T, I>& A, conv::KeyMode mode, std::int64_t H, 
     // order.
     Scratch<std::uint32_t> bits(words);
     Scratch<std::int64_t> pos(words + 1);
-    conv::mark_diagonals(A.row_ptr().data(), A.col_idx().data(), A.rows(), nnz, words, bits.get());
-    conv::bit_counts(bits.get(), words, pos.get());
-    conv::exclusive_sum(pos.get(), words + 1);
-    g.count = conv::read_back(pos.get() + words);
+    g.count = conv::count_diagonals(A.row_ptr().data(), A.col_idx().data(), A.rows(), nnz, words,
+                                    bits.get(), pos.get());
     g.a = std::make_unique<Scratch<std::uint64_t>>(g.count);
     conv::bit_positions(bits.get(), words, pos.get(), g.a->get());
     g.uniq = g.a->get();
@@ -294,8 +292,7 @@ Sell<T, I> device_sell(const Csr<T, I>& A, const ConvertOptions& options,
       if (reduced != nullptr) {
         *reduced = device_array<reduced_value_t<T>>(S.stored());
         conv::round_values(S.values().data(), S.stored(), reduced->data());
-        finish();
-        S.values() = device_array<T>(0);
+        finish();  // SellLp drops S's own values
       }
       return S;
     }

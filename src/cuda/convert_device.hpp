@@ -205,6 +205,16 @@ void subkeys(const std::uint64_t* uniq, std::int64_t n, int sub_bits, std::int64
 template <Index I>
 void mark_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
                     std::int64_t words, std::uint32_t* bits);
+/// The words of the bits of `span` diagonals (span ≥ 0, no overflow).
+constexpr std::int64_t diagonal_words(std::int64_t span) {
+  return span / 32 + (span % 32 != 0 ? 1 : 0);
+}
+/// mark_diagonals, then pos = the exclusive sums of the words' set bits
+/// (`pos`: words + 1 values); returns the number of distinct diagonals.
+/// Synchronous.
+template <Index I>
+std::int64_t count_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
+                             std::int64_t words, std::uint32_t* bits, std::int64_t* pos);
 /// count[w] = the set bits of bits[w] for w < words, count[words] = 0.
 void bit_counts(const std::uint32_t* bits, std::int64_t words, std::int64_t* count);
 /// out[pos[w] + t] = 32·w + the position of the t-th set bit of bits[w]

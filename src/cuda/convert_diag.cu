@@ -179,8 +179,7 @@ __global__ void __launch_bounds__(kBlock)
   for (std::int64_t k = blockIdx.x * std::int64_t{kBlock} + threadIdx.x; k < n;
        k += std::int64_t{gridDim.x} * kBlock)
     c += val[k] == T{0} ? 1 : 0;
-  for (int offset = kWarpSize / 2; offset > 0; offset >>= 1)
-    c += __shfl_xor_sync(kFullMask, c, offset);
+  c = across_groups_sum(c);
   if ((threadIdx.x & (kWarpSize - 1)) == 0 && c > 0) atomicAdd(count, c);
 }
 
@@ -281,6 +280,15 @@ void mark_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t 
   check_launch("mark_diagonals");
 }
 
+template <Index I>
+std::int64_t count_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
+                             std::int64_t words, std::uint32_t* bits, std::int64_t* pos) {
+  mark_diagonals(ptr, col, rows, nnz, words, bits);
+  bit_counts(bits, words, pos);
+  exclusive_sum(pos, words + 1);
+  return read_back(pos + words);
+}
+
 void bit_counts(const std::uint32_t* bits, std::int64_t words, std::int64_t* count) {
   bit_counts_kernel<<<blocks_for(words + 1, "bit_counts"), kBlock, 0, kStream>>>(bits, words,
                                                                                  count);
@@ -339,6 +347,8 @@ void scatter_zeros(const I* ptr, const I* col, std::int64_t rows, std::int64_t n
   template void subkeys<I>(const std::uint64_t*, std::int64_t, int, std::int64_t, I*);          \
   template void scatter_zeros<I>(const I*, const I*, std::int64_t, std::int64_t,                \
                                  const std::int64_t*, I*, I*);                                  \
+  template std::int64_t count_diagonals<I>(const I*, const I*, std::int64_t, std::int64_t,      \
+                                           std::int64_t, std::uint32_t*, std::int64_t*);        \
   template void mark_diagonals<I>(const I*, const I*, std::int64_t, std::int64_t, std::int64_t, \
                                   std::uint32_t*);
 SPX_INST_I(std::int32_t)

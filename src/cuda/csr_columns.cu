@@ -452,13 +452,10 @@ ColumnCounts column_counts(const I* ptr, const I* col, std::int64_t m, std::int6
   // (m + n ≤ nnz + m + 64 Ki, written without the sum m + n, which a
   // 1 × (2⁶³ − 1) matrix overflows.)
   if (n <= nnz + (std::int64_t{1} << 16)) {
-    const std::int64_t slots = m + n - 1, words = slots / 32 + (slots % 32 != 0 ? 1 : 0);
+    const std::int64_t words = conv::diagonal_words(m + n - 1);
     Scratch<std::uint32_t> bits(words);
     Scratch<std::int64_t> pos(words + 1);
-    conv::mark_diagonals(ptr, col, m, nnz, words, bits.get());
-    conv::bit_counts(bits.get(), words, pos.get());
-    conv::exclusive_sum(pos.get(), words + 1);
-    out.diagonals = conv::read_back(pos.get() + words);
+    out.diagonals = conv::count_diagonals(ptr, col, m, nnz, words, bits.get(), pos.get());
   } else {
     out.diagonals = sorted_runs(ptr, col, m, nnz, conv::KeyMode::Diagonal, m,
                                 conv::bit_width(static_cast<std::uint64_t>(m - 1) +
