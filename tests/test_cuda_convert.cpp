@@ -490,6 +490,92 @@ TYPED_TEST(CudaConvert, StressGeometryMatchesHostConversion) {
   }
 }
 
+/// A CSR whose row i holds column i + o for each offset o that falls in
+/// [0, cols), each entry kept with probability `keep` (so that runs along a
+/// diagonal break and rows differ in shape), values in ±[0.5, 1.5] with an
+/// explicit zero now and then.
+template <Value T, Index I>
+Csr<T, I> band_csr(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& offsets,
+                   double keep, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<std::int64_t> sorted = offsets;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<I> ptr{0}, col;
+  std::vector<T> val;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t o : sorted) {
+      const std::int64_t j = i + o;
+      if (j < 0 || j >= cols || u(gen) >= keep) continue;
+      col.push_back(static_cast<I>(j));
+      val.push_back(gen() % 97 == 0 ? T{0}
+                                    : static_cast<T>((gen() & 1 ? 1.0 : -1.0) * (0.5 + u(gen))));
+    }
+    ptr.push_back(static_cast<I>(col.size()));
+  }
+  return Csr<T, I>(static_cast<I>(rows), static_cast<I>(cols), Array<I>(ptr), Array<I>(col),
+                   Array<T>(val));
+}
+
+/// DIA's values on the device are staged in shared memory by tiles of 8 to
+/// 128 rows, as many as the diagonals leave room for, and scattered entry by
+/// entry past 682 (f64) or 1365 (f32) diagonals; a diagonal's bit is set
+/// only by the first entry of each of its runs. Bands on both sides of those
+/// limits, a stencil with holes (runs that break, rows of other shapes),
+/// tall and wide shapes, their symmetric twins for SYM_DIA: DIA, DIA-LP,
+/// single-hack HDI and SYM_DIA equal the host's conversions.
+TYPED_TEST(CudaConvert, DiaStagesMatchHostConversion) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  using T = typename TypeParam::value_type;
+  using I = typename TypeParam::index_type;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  auto band = [](std::int64_t half) {
+    std::vector<std::int64_t> o;
+    for (std::int64_t d = -half; d <= half; ++d)
+      o.push_back(d);
+    return o;
+  };
+  Variants v;
+  add(v, "DIA", Format::Dia, none);
+  add(v, "DIA_LP", Format::DiaLp, none);
+  add(v, "HDI one hack", Format::Hdi, [](ConvertOptions& o) { o.hack_size = 1 << 20; });
+  add(v, "SYM_DIA", Format::SymDia, none);  // refused where not symmetric
+  struct Case {
+    std::string name;
+    std::int64_t rows, cols;
+    std::vector<std::int64_t> offsets;
+    double keep;
+  };
+  const std::vector<Case> cases = {
+      {"7-point stencil with holes",
+       23 * 19 * 11,
+       23 * 19 * 11,
+       {-437, -23, -1, 0, 1, 23, 437},
+       0.97},
+      {"full 7-point stencil", 4099, 4099, {-437, -23, -1, 0, 1, 23, 437}, 1.0},
+      {"band of 129 diagonals", 2000, 2000, band(64), 0.95},
+      {"band of 601 diagonals", 1000, 1000, band(300), 0.9},
+      {"band of 1401 diagonals", 1500, 1500, band(700), 0.9},
+      {"tall", 5000, 300, {-4700, -2000, -1, 0, 5, 299}, 0.9},
+      {"wide", 300, 5000, {-5, 0, 1000, 4000}, 0.9},
+  };
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    const Case& k = cases[c];
+    check_variants(band_csr<T, I>(k.rows, k.cols, k.offsets, k.keep, seed + c), k.name, v);
+  }
+  for (std::int64_t half : {3, 300, 700}) {
+    std::vector<std::pair<I, I>> lower;
+    std::mt19937_64 gen(seed + 100 + static_cast<std::uint64_t>(half));
+    const I n = 1500;
+    for (I i = 0; i < n; ++i)
+      for (I d = 0; d <= half && d <= i; ++d)
+        if (d == 0 || gen() % 10 != 0) lower.push_back({i, static_cast<I>(i - d)});
+    check_variants(symmetric_from_lower<T, I>(n, lower, seed + static_cast<std::uint64_t>(half)),
+                   fmt::format("symmetric band of {} diagonals", 2 * half + 1), v);
+  }
+}
+
 /// The widest shape there is, 1 × (2⁶³ − 1) with int64 indices: the span of
 /// its diagonals, rows + cols − 1, leaves no room for the bits' rounding up,
 /// so DIA's (DIA-LP's, single-hack HDI's) diagonals come from the sort, as

@@ -198,13 +198,14 @@ template <Index I>
 void subkeys(const std::uint64_t* uniq, std::int64_t n, int sub_bits, std::int64_t shift, I* out);
 /// DIA's diagonals without a sort (KeyMode::Diagonal, one group: H ≥ rows):
 /// sets bit j − i + rows − 1 of `bits` for every entry (i, j). `bits` holds
-/// `words` = ⌈span / 32⌉ words, span = rows + cols − 1, zeroed here. Each
-/// warp remembers the first 64 diagonals it has set, so that a few
-/// diagonals shared by millions of entries cost a few global updates a warp,
-/// not one per entry.
+/// `words` = ⌈span / 32⌉ words, span = rows + cols − 1, zeroed here. Only
+/// the first entry of each run along a diagonal (no (i − 1, j − 1) stored)
+/// sets its bit, so a few diagonals shared by millions of entries cost a
+/// few thousand updates. `lower`: only the entries on or below the diagonal
+/// (SYM_DIA from the full matrix).
 template <Index I>
 void mark_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
-                    std::int64_t words, std::uint32_t* bits);
+                    std::int64_t words, std::uint32_t* bits, bool lower = false);
 /// The words of the bits of `span` diagonals (span ≥ 0, no overflow).
 constexpr std::int64_t diagonal_words(std::int64_t span) {
   return span / 32 + (span % 32 != 0 ? 1 : 0);
@@ -214,7 +215,8 @@ constexpr std::int64_t diagonal_words(std::int64_t span) {
 /// Synchronous.
 template <Index I>
 std::int64_t count_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
-                             std::int64_t words, std::uint32_t* bits, std::int64_t* pos);
+                             std::int64_t words, std::uint32_t* bits, std::int64_t* pos,
+                             bool lower = false);
 /// count[w] = the set bits of bits[w] for w < words, count[words] = 0.
 void bit_counts(const std::uint32_t* bits, std::int64_t words, std::int64_t* count);
 /// out[pos[w] + t] = 32·w + the position of the t-th set bit of bits[w]
@@ -230,6 +232,21 @@ template <Value T, Index I, class S>
 void scatter_values(const I* ptr, const I* col, const T* val, std::int64_t rows, std::int64_t nnz,
                     KeyMode mode, std::int64_t H, int sub_bits, const std::uint64_t* uniq,
                     const std::int64_t* start, S* out);
+/// log2 of the rows per block of dia_fill for nd diagonals of
+/// `value_bytes` each (3..7), or −1 when nd diagonals of 8 rows do not fit
+/// its stage in shared memory (then zero the values and scatter_values).
+int dia_fill_log_rows(std::int64_t nd, std::size_t value_bytes);
+/// DIA's values of a CSR, one group (H ≥ rows): out[t·rows + r] = the value
+/// of row r on the t-th marked diagonal (0 where the row has none), for
+/// every t < nd and r < rows, from the diagonals' bits and `pos` of
+/// count_diagonals. Writes all of out (no zeroing needed); S as for
+/// scatter_values. log_rows from dia_fill_log_rows (≥ 0). `lower`: the
+/// entries above the diagonal are left out (SYM_DIA from the full matrix,
+/// marked with lower as well).
+template <Value T, Index I, class S>
+void dia_fill(const I* ptr, const I* col, const T* val, std::int64_t rows, std::int64_t nnz,
+              const std::uint32_t* bits, const std::int64_t* pos, std::int64_t nd, int log_rows,
+              bool lower, S* out);
 /// The number of values equal to zero among val[0, nnz). Synchronous.
 template <Value T>
 std::int64_t count_zeros(const T* val, std::int64_t nnz);

@@ -11,7 +11,8 @@
 //
 // Entries are visited in tiles (convert_passes.cuh): a block takes kTile
 // consecutive entries, finds the rows of its first and last entry in
-// row_ptr, and each thread searches its entry's row between the two.
+// row_ptr, and each thread takes kItems consecutive entries, searching the
+// first one's row between the two and stepping to the next ones'.
 #include <cuda_runtime.h>
 #include <cuda/atomic>
 
@@ -22,6 +23,7 @@
 #include "cuda/check.hpp"
 #include "cuda/convert_device.hpp"
 #include "cuda/convert_passes.cuh"
+#include "cuda/kernels.hpp"
 #include "cuda/launch.hpp"
 
 namespace spx::cuda::conv {
@@ -47,10 +49,8 @@ template <class I>
 __global__ void __launch_bounds__(kBlock)
     entry_keys_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t nnz,
                       EntryKey ek, std::uint64_t* __restrict__ keys) {
-  for_each_in_tile(ptr, ek.rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
-    const std::int64_t i = last_le(ptr, lo, hi, k);
-    keys[k] = ek.key(i, col[k]);
-  });
+  for_each_in_tile(ptr, ek.rows, nnz,
+                   [&](std::int64_t k, std::int64_t i) { keys[k] = ek.key(i, col[k]); });
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -89,11 +89,6 @@ __global__ void __launch_bounds__(kBlock)
   if (k < n) out[k] = static_cast<I>(static_cast<std::int64_t>(uniq[k] & mask) + shift);
 }
 
-/// Entries one lane visits in mark_diagonals_kernel: a warp takes
-/// 32 × kMarkItems consecutive entries, so that a diagonal shared by millions
-/// of entries is set once a warp range, not once a warp instruction.
-constexpr int kMarkItems = 64;
-
 /// Sets bit d of the global bits (one word, relaxed: only bits are added,
 /// and the kernel's end orders them before any reader).
 __device__ __forceinline__ void set_bit(std::uint32_t* bits, std::int64_t d) {
@@ -103,56 +98,86 @@ __device__ __forceinline__ void set_bit(std::uint32_t* bits, std::int64_t d) {
     word.fetch_or(bit, ::cuda::std::memory_order_relaxed);
 }
 
-/// A warp per range of 32 × kMarkItems entries. The warp keeps the first 64
-/// distinct diagonals it meets in registers (lane l holds the l-th and the
-/// (32 + l)-th); a diagonal it has not seen is set in the global bits by one
-/// of the lanes that hold it and joins the cache while there is room. A
-/// stencil's few diagonals then cost a handful of global updates a warp and
-/// no atomics after them; a matrix of scattered diagonals updates scattered
-/// words, where nothing contends. (A first version deduplicated through a
-/// block-wide set in shared memory, every insert an atomic on one of the few
-/// same slots: DIA's conversion stayed at 12–22 products on the large
-/// members, H200, session 23; the contention is the likely cause, not a
-/// measured one.)
+/// The entries in tiles. Entry (i, j) sets its diagonal's bit only
+/// when the row above holds no (i − 1, j − 1): otherwise that entry, or the
+/// first of the run of entries along the diagonal above it, sets the bit.
+/// Only the first entry of each run of a diagonal writes, so a stencil's few
+/// diagonals cost a few thousand updates in all, not one per entry or warp.
+/// The row above is looked at in the same place first (rows of the same
+/// shape), then searched. `lower`: the entries above the diagonal are left
+/// out (their runs' first entries too: the entry above one on or below the
+/// diagonal is on or below it).
+/// (Before: a warp per 2048 entries caching the first 64 diagonals it met,
+/// 0.74 ms for fem-b6-n250's 20 M entries and 99 diagonals on the H200, 12
+/// products; and before that a block-wide set in shared memory, both
+/// contending on the few words of a stencil's diagonals.)
 template <class I>
 __global__ void __launch_bounds__(kBlock)
     mark_diagonals_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t rows,
-                          std::int64_t nnz, std::uint32_t* bits) {
-  constexpr unsigned long long kNone = ~0ull;
-  const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
-  const std::int64_t warp = (blockIdx.x * std::int64_t{kBlock} + threadIdx.x) / kWarpSize;
-  const std::int64_t first = warp * kWarpSize * kMarkItems;
-  if (first >= nnz) return;  // uniform across the warp
-  const std::int64_t last = min(nnz, first + std::int64_t{kWarpSize} * kMarkItems) - 1;
-  // The rows of the range's first and last entry (lanes 0 and 1), shared.
-  std::int64_t row = 0;
-  if (lane < 2) row = last_le(ptr, 0, rows - 1, lane == 0 ? first : last);
-  const std::int64_t lo = __shfl_sync(kFullMask, row, 0), hi = __shfl_sync(kFullMask, row, 1);
-  // This lane's slots of the warp's cache: slot s is lane s % 32's
-  // cached[s / 32]; `filled` slots are in use (uniform across the warp).
-  unsigned long long cached0 = kNone, cached1 = kNone;
-  int filled = 0;
-  for (int it = 0; it < kMarkItems; ++it) {
-    const std::int64_t k = first + std::int64_t{it} * kWarpSize + lane;
-    const unsigned long long d =
-        k <= last ? static_cast<unsigned long long>(static_cast<std::int64_t>(col[k]) -
-                                                    last_le(ptr, lo, hi, k) + rows - 1)
-                  : kNone;
-    bool known = d == kNone;
-    for (int s = 0; s < filled; ++s)
-      known |= __shfl_sync(kFullMask, s < kWarpSize ? cached0 : cached1, s & (kWarpSize - 1)) == d;
-    if (__ballot_sync(kFullMask, !known) == 0) continue;  // uniform
-    // One lane of each new diagonal sets it and offers it to the cache.
-    const unsigned peers = __match_any_sync(kFullMask, known ? kNone : d);
-    const bool leader = !known && __ffs(peers) - 1 == lane;
-    if (leader) set_bit(bits, static_cast<std::int64_t>(d));
-    for (unsigned offer = __ballot_sync(kFullMask, leader); offer != 0 && filled < 2 * kWarpSize;
-         offer &= offer - 1, ++filled) {
-      const unsigned long long v = __shfl_sync(kFullMask, d, __ffs(offer) - 1);
-      if (lane == (filled & (kWarpSize - 1))) (filled < kWarpSize ? cached0 : cached1) = v;
+                          std::int64_t nnz, bool lower, std::uint32_t* bits) {
+  for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t i) {
+    const std::int64_t j = col[k];
+    if (lower && j > i) return;
+    if (i > 0 && j > 0) {
+      const std::int64_t above = ptr[i - 1], begin = ptr[i];
+      const std::int64_t same = above + (k - begin);
+      if (same < begin && static_cast<std::int64_t>(col[same]) == j - 1) return;
+      const std::int64_t p = lower_bound_index(col, above, begin, j - 1);
+      if (p < begin && static_cast<std::int64_t>(col[p]) == j - 1) return;
+    }
+    set_bit(bits, j - i + rows - 1);
+  });
+}
+
+/// DIA's values, a block per R rows (R a power of two): the block's entries,
+/// read in order by V lanes a row (V from the mean row length), are placed in a stage in shared
+/// memory of its rows × the nd diagonals (zeros elsewhere; a diagonal's R values kept R + 1 apart
+/// so that a row's entries fall in different banks), then every diagonal's R values are written in
+/// one run. Diagonal d's index among the marked ones is pos[d / 32] + the set bits below it in its
+/// word. Every value of the nd × rows is written, so the output needs no zeroing, and both the
+/// reads and the writes are coalesced, where scattering entry by entry wrote 8 bytes per 32-byte
+/// sector (0.55 ms for fem-b6-n250 f64 on the H200, 9 products).
+template <class T, class I, class S>
+__global__ void __launch_bounds__(kBlock)
+    dia_fill_kernel(const I* __restrict__ ptr, const I* __restrict__ col, const T* __restrict__ val,
+                    std::int64_t rows, const std::uint32_t* __restrict__ bits,
+                    const std::int64_t* __restrict__ pos, std::int64_t nd, int log_r, int log_v,
+                    bool lower, S* __restrict__ out) {
+  extern __shared__ __align__(16) unsigned char stage_bytes[];
+  S* stage = reinterpret_cast<S*>(stage_bytes);
+  const std::int64_t R = std::int64_t{1} << log_r;
+  const std::int64_t r0 = blockIdx.x * R;
+  const std::int64_t rn = min(R, rows - r0);
+  const std::int64_t slots = nd * (R + 1);
+  for (std::int64_t q = threadIdx.x; q < slots; q += kBlock)
+    stage[q] = S{};
+  __syncthreads();
+  // V = 2^log_v lanes a row, reading its entries in order: no search.
+  const int V = 1 << log_v;
+  const int lane = static_cast<int>(threadIdx.x) & (V - 1);
+  for (std::int64_t r = threadIdx.x >> log_v; r < rn; r += kBlock >> log_v) {
+    const std::int64_t i = r0 + r, e = ptr[i + 1];
+    for (std::int64_t k = ptr[i] + lane; k < e; k += V) {
+      const std::int64_t j = col[k];
+      if (lower && j > i) continue;
+      const std::int64_t d = j - i + rows - 1;
+      const std::uint32_t below = bits[d >> 5] & ((1u << (d & 31)) - 1u);
+      const std::int64_t t = pos[d >> 5] + __popc(below);
+      stage[t * (R + 1) + r] = stored_as<S>(val[k]);
     }
   }
+  __syncthreads();
+  for (std::int64_t q = threadIdx.x; q < nd * R; q += kBlock) {
+    const std::int64_t t = q >> log_r, r = q & (R - 1);
+    if (r < rn) out[t * rows + r0 + r] = stage[t * (R + 1) + r];
+  }
 }
+
+/// The stage of dia_fill_kernel fits this many bytes (the default limit of
+/// a block's dynamic shared memory).
+constexpr std::int64_t kStageBytes = 48 * 1024;
+/// Rows per block of dia_fill_kernel: at most 2^7, at least 2^3.
+constexpr int kFillLogRowsMax = 7, kFillLogRowsMin = 3;
 
 __global__ void __launch_bounds__(kBlock)
     bit_counts_kernel(const std::uint32_t* __restrict__ bits, std::int64_t words,
@@ -189,8 +214,7 @@ __global__ void __launch_bounds__(kBlock)
                           const T* __restrict__ val, std::int64_t nnz, EntryKey ek,
                           const std::uint64_t* __restrict__ uniq,
                           const std::int64_t* __restrict__ start, S* __restrict__ out) {
-  for_each_in_tile(ptr, ek.rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
-    const std::int64_t i = last_le(ptr, lo, hi, k);
+  for_each_in_tile(ptr, ek.rows, nnz, [&](std::int64_t k, std::int64_t i) {
     const std::int64_t j = col[k];
     const std::int64_t g = i / ek.H, r = i - g * ek.H;
     const std::int64_t gb = start[g];
@@ -220,10 +244,10 @@ __global__ void __launch_bounds__(kBlock)
     scatter_zeros_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t rows,
                          std::int64_t nnz, const std::int64_t* __restrict__ pos,
                          I* __restrict__ out_row, I* __restrict__ out_col) {
-  for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
+  for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t i) {
     const std::int64_t p = pos[k];
     if (pos[k + 1] == p) return;
-    out_row[p] = static_cast<I>(last_le(ptr, lo, hi, k));
+    out_row[p] = static_cast<I>(i);
     out_col[p] = col[k];
   });
 }
@@ -268,25 +292,48 @@ void subkeys(const std::uint64_t* uniq, std::int64_t n, int sub_bits, std::int64
 
 template <Index I>
 void mark_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
-                    std::int64_t words, std::uint32_t* bits) {
+                    std::int64_t words, std::uint32_t* bits, bool lower) {
   if (words > 0)
     check(
         cudaMemsetAsync(bits, 0, static_cast<std::size_t>(words) * sizeof(std::uint32_t), kStream),
         "cudaMemsetAsync (diagonal bits)");
   if (nnz <= 0) return;
-  const std::int64_t warps = (nnz + kWarpSize * kMarkItems - 1) / (kWarpSize * kMarkItems);
-  mark_diagonals_kernel<I><<<blocks_for(warps * kWarpSize, "mark_diagonals"), kBlock, 0, kStream>>>(
-      ptr, col, rows, nnz, bits);
+  mark_diagonals_kernel<I>
+      <<<tiles_for(nnz, "mark_diagonals"), kBlock, 0, kStream>>>(ptr, col, rows, nnz, lower, bits);
   check_launch("mark_diagonals");
 }
 
 template <Index I>
 std::int64_t count_diagonals(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
-                             std::int64_t words, std::uint32_t* bits, std::int64_t* pos) {
-  mark_diagonals(ptr, col, rows, nnz, words, bits);
+                             std::int64_t words, std::uint32_t* bits, std::int64_t* pos,
+                             bool lower) {
+  mark_diagonals(ptr, col, rows, nnz, words, bits, lower);
   bit_counts(bits, words, pos);
   exclusive_sum(pos, words + 1);
   return read_back(pos + words);
+}
+
+int dia_fill_log_rows(std::int64_t nd, std::size_t value_bytes) {
+  for (int lr = kFillLogRowsMax; lr >= kFillLogRowsMin; --lr)
+    if (nd <= kStageBytes / static_cast<std::int64_t>(value_bytes) / ((std::int64_t{1} << lr) + 1))
+      return lr;
+  return -1;
+}
+
+template <Value T, Index I, class S>
+void dia_fill(const I* ptr, const I* col, const T* val, std::int64_t rows, std::int64_t nnz,
+              const std::uint32_t* bits, const std::int64_t* pos, std::int64_t nd, int log_rows,
+              bool lower, S* out) {
+  if (rows <= 0 || nd <= 0) return;
+  const std::int64_t R = std::int64_t{1} << log_rows;
+  const auto stage = static_cast<std::size_t>(nd * (R + 1)) * sizeof(S);
+  int log_v = 0;
+  while ((1 << log_v) < adaptive_width(static_cast<double>(nnz) / static_cast<double>(rows)))
+    ++log_v;
+  dia_fill_kernel<T, I, S>
+      <<<grid_size((rows + R - 1) / R, 1, "dia_fill"), kBlock, stage, kStream>>>(
+          ptr, col, val, rows, bits, pos, nd, log_rows, log_v, lower, out);
+  check_launch("dia_fill");
 }
 
 void bit_counts(const std::uint32_t* bits, std::int64_t words, std::int64_t* count) {
@@ -348,9 +395,9 @@ void scatter_zeros(const I* ptr, const I* col, std::int64_t rows, std::int64_t n
   template void scatter_zeros<I>(const I*, const I*, std::int64_t, std::int64_t,                \
                                  const std::int64_t*, I*, I*);                                  \
   template std::int64_t count_diagonals<I>(const I*, const I*, std::int64_t, std::int64_t,      \
-                                           std::int64_t, std::uint32_t*, std::int64_t*);        \
+                                           std::int64_t, std::uint32_t*, std::int64_t*, bool);  \
   template void mark_diagonals<I>(const I*, const I*, std::int64_t, std::int64_t, std::int64_t, \
-                                  std::uint32_t*);
+                                  std::uint32_t*, bool);
 SPX_INST_I(std::int32_t)
 SPX_INST_I(std::int64_t)
 #undef SPX_INST_I
@@ -365,7 +412,10 @@ template std::int64_t count_zeros<double>(const double*, std::int64_t);
 #define SPX_INST_S(T, I, S)                                                                       \
   template void scatter_values<T, I, S>(const I*, const I*, const T*, std::int64_t, std::int64_t, \
                                         KeyMode, std::int64_t, int, const std::uint64_t*,         \
-                                        const std::int64_t*, S*);
+                                        const std::int64_t*, S*);                                 \
+  template void dia_fill<T, I, S>(const I*, const I*, const T*, std::int64_t, std::int64_t,       \
+                                  const std::uint32_t*, const std::int64_t*, std::int64_t, int,   \
+                                  bool, S*);
 #define SPX_INST(T, I) SPX_INST_S(T, I, T)
 SPX_FOR_EACH_TYPE_PAIR(SPX_INST)
 SPX_INST_S(double, std::int32_t, float)

@@ -156,8 +156,7 @@ __global__ void __launch_bounds__(kBlock)
                    std::int64_t rows, std::int64_t K, const std::int64_t* __restrict__ coo_begin,
                    std::int64_t coo_nnz, I* __restrict__ out_row, I* __restrict__ out_col,
                    T* __restrict__ out_val) {
-  for_each_in_tile(coo_begin, rows, coo_nnz, [&](std::int64_t d, std::int64_t lo, std::int64_t hi) {
-    const std::int64_t r = last_le(coo_begin, lo, hi, d);
+  for_each_in_tile(coo_begin, rows, coo_nnz, [&](std::int64_t d, std::int64_t r) {
     const std::int64_t k = static_cast<std::int64_t>(ptr[r]) + K + (d - coo_begin[r]);
     out_row[d] = static_cast<I>(r);
     out_col[d] = col[k];
@@ -169,9 +168,8 @@ template <class I>
 __global__ void __launch_bounds__(kBlock)
     expand_rows_kernel(const I* __restrict__ ptr, std::int64_t rows, std::int64_t nnz,
                        I* __restrict__ out) {
-  for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
-    out[k] = static_cast<I>(last_le(ptr, lo, hi, k));
-  });
+  for_each_in_tile(ptr, rows, nnz,
+                   [&](std::int64_t k, std::int64_t i) { out[k] = static_cast<I>(i); });
 }
 
 __global__ void __launch_bounds__(kBlock)

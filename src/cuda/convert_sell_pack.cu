@@ -64,18 +64,16 @@ __global__ void __launch_bounds__(kBlock)
                      const I* __restrict__ base, const I* __restrict__ row_len,
                      const I* __restrict__ col, std::uint16_t* __restrict__ col16,
                      I* __restrict__ col32) {
-  for_each_in_tile(slice_ptr, slices, stored,
-                   [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
-                     const std::int64_t s = last_le(slice_ptr, lo, hi, k);
-                     const std::int64_t off = k - slice_ptr[s], b = base[s];
-                     if (b >= 0) {
-                       const std::int64_t j = off / C, i = s * C + (off - j * C);
-                       const bool real = i < rows && j < static_cast<std::int64_t>(row_len[i]);
-                       col16[pack_ptr[s] + off] = static_cast<std::uint16_t>(real ? col[k] - b : 0);
-                     } else {
-                       col32[k - pack_ptr[s]] = col[k];
-                     }
-                   });
+  for_each_in_tile(slice_ptr, slices, stored, [&](std::int64_t k, std::int64_t s) {
+    const std::int64_t off = k - slice_ptr[s], b = base[s];
+    if (b >= 0) {
+      const std::int64_t j = off / C, i = s * C + (off - j * C);
+      const bool real = i < rows && j < static_cast<std::int64_t>(row_len[i]);
+      col16[pack_ptr[s] + off] = static_cast<std::uint16_t>(real ? col[k] - b : 0);
+    } else {
+      col32[k - pack_ptr[s]] = col[k];
+    }
+  });
 }
 
 }  // namespace

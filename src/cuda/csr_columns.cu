@@ -163,8 +163,7 @@ __global__ void __launch_bounds__(kBlock)
                          std::int64_t nnz, unsigned long long* __restrict__ counts) {
   unsigned long long c[kPassCounts] = {};
   unsigned long long band[2] = {0, 0};  // max(i − j, 0), max(j − i, 0)
-  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
-    const std::int64_t i = conv::last_le(ptr, lo, hi, k);
+  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t i) {
     const std::int64_t j = col[k];
     const std::int64_t prev = k > static_cast<std::int64_t>(ptr[i]) ? col[k - 1] : -1;
     if (i > j) band[0] = max(band[0], static_cast<unsigned long long>(i - j));
@@ -243,8 +242,7 @@ __global__ void __launch_bounds__(kBlock)
     blocks_search_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t rows,
                          std::int64_t nnz, std::int64_t b, unsigned long long* __restrict__ count) {
   unsigned long long c[1] = {0};
-  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
-    const std::int64_t i = conv::last_le(ptr, lo, hi, k);
+  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t i) {
     const std::int64_t c0 = static_cast<std::int64_t>(col[k]) / b * b;
     // The row's previous entry (a smaller column) in the same block?
     if (k > static_cast<std::int64_t>(ptr[i]) && static_cast<std::int64_t>(col[k - 1]) >= c0)
@@ -264,8 +262,7 @@ __global__ void __launch_bounds__(kBlock)
                        std::int64_t nnz, std::int64_t H, std::int64_t last_hack,
                        unsigned long long* __restrict__ counts) {
   unsigned long long c[2] = {0, 0};
-  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
-    const std::int64_t i = conv::last_le(ptr, lo, hi, k);
+  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t i) {
     const std::int64_t h = i / H, d = static_cast<std::int64_t>(col[k]) - i;
     // Row r holds the diagonal at column d + r; nearest rows first.
     for (std::int64_t r = i - 1; r >= h * H && d + r >= 0; --r)
@@ -302,8 +299,7 @@ template <class I>
 __global__ void __launch_bounds__(kBlock)
     unmirrored_lower_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t rows,
                             std::int64_t nnz, unsigned long long* __restrict__ pos) {
-  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
-    const std::int64_t i = conv::last_le(ptr, lo, hi, k);
+  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t i) {
     const std::int64_t j = col[k];
     if (j < i && !row_holds(ptr, col, j, i, i + 1))
       atomicMin(pos, static_cast<unsigned long long>(k));
@@ -345,8 +341,7 @@ __global__ void __launch_bounds__(kBlock)
                     std::int64_t rows, std::int64_t nnz, unsigned long long* __restrict__ state,
                     unsigned long long* __restrict__ counts) {
   unsigned long long c[3] = {0, 0, 0};
-  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t lo, std::int64_t hi) {
-    const std::int64_t i = conv::last_le(ptr, lo, hi, k);
+  conv::for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t i) {
     const std::int64_t j = col[k];
     if (j > i) {
       ++c[0];
