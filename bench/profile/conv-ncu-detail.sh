@@ -9,7 +9,7 @@ O="${1:?OUTDIR}"
 S="${2:?SPX}"
 mkdir -p "$O"
 K="mark_diagonals|dia_fill|column_counts|hack_search|symmetry_kernel|fill_groups|pack_fill|sym_counts|sym_fill"
-timeout 400 ncu --clock-control none -k "regex:$K" -c "${SPX_NCU_COUNT:-40}" \
+timeout 400 ncu --clock-control none -k "regex:$K" -c "${SPX_NCU_COUNT:-200}" \
   --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
   --section MemoryWorkloadAnalysis \
   "$S" bench --backend cuda --suite default --only "${SPX_NCU_MEMBER:-stencil3d-7pt-n144}" \

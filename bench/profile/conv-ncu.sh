@@ -4,7 +4,7 @@
 # stencil, its symmetric twin and fem-b6-n250, then every kernel of the same
 # runs under Nsight Compute (gpu__time_duration), so the kernels' sum can be
 # set against the conversion's wall time (ncu.tar.gz: one CSV per member and
-# format). Also the device advice time of the whole-format bench on
+# format; banded-n9000000's CSR run shows the device advice's kernels). Also the device advice time of the whole-format bench on
 # banded-n9000000 (the advisor report).
 # Usage: bench/profile/conv-ncu.sh OUTDIR SPX  (SPX: a CUDA-built spx binary)
 set -uo pipefail
@@ -19,16 +19,15 @@ F="csr,dia,dia_lp,sym_dia,sell,sell_pack,sym_csr,sell_lp"
   --warmup 2 --no-baselines --real-dir "$R" --json "$O/conv.json" > "$O/conv.txt" 2> "$O/conv.err"
 echo "conv rc=$?"
 python3 bench/profile/fewer_bytes_summary.py "$O/conv.json" > "$O/conv-summary.txt" 2>&1
-for m in stencil3d-7pt-n144 fem-b6-n250 stencil3d-7pt-n144-sym; do
-  for f in dia dia_lp sym_dia sell_pack; do
-    [ "$f" = sym_dia ] && [ "$m" != stencil3d-7pt-n144-sym ] && continue
-    [ "$f" != sym_dia ] && [ "$m" = stencil3d-7pt-n144-sym ] && continue
-    timeout 120 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
-      "$S" bench --backend cuda --suite default --only "$m" --formats "$f" --precision f64 \
-      --reps 1 --warmup 0 --no-baselines --quiet --real-dir "$R" \
-      > "$O/ncu/$m-$f.csv" 2> "$O/ncu/$m-$f.err"
-    echo "ncu $m $f rc=$?"
-  done
+for mf in stencil3d-7pt-n144:dia stencil3d-7pt-n144:dia_lp stencil3d-7pt-n144:sell_pack \
+  fem-b6-n250:dia fem-b6-n250:dia_lp fem-b6-n250:sell_pack stencil3d-7pt-n144-sym:sym_dia \
+  banded-n9000000:csr; do
+  m="${mf%%:*}" f="${mf##*:}"
+  timeout 120 ncu --clock-control none --metrics gpu__time_duration.sum --csv \
+    "$S" bench --backend cuda --suite default --only "$m" --formats "$f" --precision f64 \
+    --reps 1 --warmup 0 --no-baselines --quiet --real-dir "$R" \
+    > "$O/ncu/$m-$f.csv" 2> "$O/ncu/$m-$f.err"
+  echo "ncu $m $f rc=$?"
 done
 tar -C "$O" -czf "$O/ncu.tar.gz" ncu && rm -rf "$O/ncu"
 if [ "${SPX_BANDED:-1}" = 1 ]; then
