@@ -519,10 +519,12 @@ Csr<T, I> band_csr(std::int64_t rows, std::int64_t cols, const std::vector<std::
 
 /// DIA's values on the device are staged in shared memory by tiles of 8 to
 /// 128 rows, as many as the diagonals leave room for, and scattered entry by
-/// entry past 682 (f64) or 1365 (f32) diagonals; a diagonal's bit is set
-/// only by the first entry of each of its runs. Bands on both sides of those
-/// limits, a stencil with holes (runs that break, rows of other shapes),
-/// tall and wide shapes, their symmetric twins for SYM_DIA: DIA, DIA-LP,
+/// entry past 682 diagonals of 8 bytes (f64), 1365 of 4 (f32, DIA-LP's
+/// float) or 2730 of 2 (DIA-LP's bfloat16); a diagonal's bit is set only by
+/// the first entry of each of its runs. Bands on both sides of those limits,
+/// a stencil with holes (runs that break, rows of other shapes), tall and
+/// wide shapes, and symmetric bands for SYM_DIA (in place, and from the
+/// copied triangle past the stage or with explicit zeros): DIA, DIA-LP,
 /// single-hack HDI and SYM_DIA equal the host's conversions.
 TYPED_TEST(CudaConvert, DiaStagesMatchHostConversion) {
   SPX_REQUIRE_GPU_OR_SKIP();
@@ -530,12 +532,13 @@ TYPED_TEST(CudaConvert, DiaStagesMatchHostConversion) {
   using I = typename TypeParam::index_type;
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(fmt::format("seed {}", seed));
-  auto band = [](std::int64_t half) {
+  auto offsets_from = [](std::int64_t first, std::int64_t last) {
     std::vector<std::int64_t> o;
-    for (std::int64_t d = -half; d <= half; ++d)
+    for (std::int64_t d = first; d <= last; ++d)
       o.push_back(d);
     return o;
   };
+  auto band = [&](std::int64_t half) { return offsets_from(-half, half); };
   Variants v;
   add(v, "DIA", Format::Dia, none);
   add(v, "DIA_LP", Format::DiaLp, none);
@@ -557,6 +560,11 @@ TYPED_TEST(CudaConvert, DiaStagesMatchHostConversion) {
       {"band of 129 diagonals", 2000, 2000, band(64), 0.95},
       {"band of 601 diagonals", 1000, 1000, band(300), 0.9},
       {"band of 1401 diagonals", 1500, 1500, band(700), 0.9},
+      // Past the stage of every value type (bfloat16: 2730 diagonals).
+      {"sparse band of 2801 diagonals", 1500, 1500, band(1400), 0.05},
+      // f64's last stage of 8 rows, and one diagonal past it.
+      {"682 diagonals", 800, 800, offsets_from(-340, 341), 0.5},
+      {"683 diagonals", 800, 800, offsets_from(-341, 341), 0.5},
       {"tall", 5000, 300, {-4700, -2000, -1, 0, 5, 299}, 0.9},
       {"wide", 300, 5000, {-5, 0, 1000, 4000}, 0.9},
   };
@@ -564,15 +572,24 @@ TYPED_TEST(CudaConvert, DiaStagesMatchHostConversion) {
     const Case& k = cases[c];
     check_variants(band_csr<T, I>(k.rows, k.cols, k.offsets, k.keep, seed + c), k.name, v);
   }
-  for (std::int64_t half : {3, 300, 700}) {
-    std::vector<std::pair<I, I>> lower;
-    std::mt19937_64 gen(seed + 100 + static_cast<std::uint64_t>(half));
-    const I n = 1500;
-    for (I i = 0; i < n; ++i)
-      for (I d = 0; d <= half && d <= i; ++d)
-        if (d == 0 || gen() % 10 != 0) lower.push_back({i, static_cast<I>(i - d)});
-    check_variants(symmetric_from_lower<T, I>(n, lower, seed + static_cast<std::uint64_t>(half)),
-                   fmt::format("symmetric band of {} diagonals", 2 * half + 1), v);
+  // SYM_DIA reads the full CSR's lower entries in place; past the stage
+  // (701 lower diagonals in f64, 1401 in f32) and with explicit zeros it
+  // copies the lower triangle out first.
+  for (std::int64_t half : {3, 300, 700, 1400}) {
+    for (bool zeros : {false, true}) {
+      if (zeros && half != 300) continue;
+      std::vector<std::pair<I, I>> lower;
+      std::mt19937_64 gen(seed + 100 + static_cast<std::uint64_t>(half));
+      const I n = 1500;
+      for (I i = 0; i < n; ++i)
+        for (I d = 0; d <= half && d <= i; ++d)
+          if (d == 0 || gen() % 10 != 0) lower.push_back({i, static_cast<I>(i - d)});
+      check_variants(
+          symmetric_from_lower<T, I>(n, lower, seed + static_cast<std::uint64_t>(half), zeros),
+          fmt::format("symmetric band of {} diagonals{}", 2 * half + 1,
+                      zeros ? ", explicit zeros on the diagonal" : ""),
+          v);
+    }
   }
 }
 

@@ -700,6 +700,7 @@ SymDia<T, I> sym_dia_of(const Csr<T, I>& A, const Csr<T, I>& S, std::int64_t sto
                       A.bytes(), options);
   if (lower && conv::dia_fill_log_rows(nd, sizeof(T)) < 0) {
     // Too many diagonals for dia_fill's stage: scattered from the triangle.
+    keys = GroupKeys{};
     Lower<T, I> low = device_lower(A, "SYM_DIA");
     const Csr<T, I> L(A.rows(), A.cols(), std::move(low.ptr), std::move(low.col),
                       std::move(low.val), Check::Trusted);
@@ -726,7 +727,8 @@ template <Value T, Index I>
 SymDia<T, I> device_to_sym_dia(const Csr<T, I>& A, const ConvertOptions& options) {
   if (A.nnz() > 0 && A.rows() == A.cols() && diagonal_bit_words(A) >= 0 &&
       conv::count_zeros(A.values().data(), A.nnz()) == 0) {
-    const SymCheck sym = device_sym_check(A, "SYM_DIA");
+    SymCheck sym = device_sym_check(A, "SYM_DIA");
+    sym.count.reset();  // the lower row lengths: not needed here
     return sym_dia_of(A, A, sym.stored, sym.diagonal, true, options);
   }
   Lower<T, I> low = device_lower(A, "SYM_DIA");

@@ -50,12 +50,24 @@ void with_constant(int v, F&& f) {
 /// thread, at most 65535 blocks.
 unsigned stride_grid(std::int64_t items);
 
+/// The pool of SpX's device arrays (spx::Array in Space::Device, allocated
+/// by src/cuda/runtime.cpp) on the current device, created on first use: it
+/// keeps up to $SPX_DEVICE_CACHE_BYTES of freed memory (default an eighth
+/// of the device's memory, at most 4 GiB; a malformed value raises
+/// InvalidInput).
+cudaMemPool_t array_pool();
+
+/// Waits for the current device and gives back to the driver what SpX's
+/// two pools keep: the step before an allocation's one retry after running
+/// out of memory.
+void trim_memory_pools() noexcept;
+
 /// Device memory for one call, allocated and freed in stream order
 /// (cudaMallocFromPoolAsync / cudaFreeAsync on the call's stream) from a
 /// memory pool that SpX keeps per device and never trims. Concurrent calls on
 /// different streams therefore never share scratch, and after the first call
-/// no call reaches cudaMalloc. Allocation failure raises OutOfMemory with the
-/// size asked for.
+/// no call reaches cudaMalloc. Allocation failure trims both pools and
+/// tries once more, then raises OutOfMemory with the size asked for.
 class StreamScratch {
  public:
   StreamScratch(std::size_t bytes, cudaStream_t stream);

@@ -14,6 +14,7 @@
 #include "core/backend.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels.hpp"
+#include "cuda/launch.hpp"
 #include "cuda/register.hpp"
 #include "spx/core/array.hpp"
 
@@ -29,59 +30,12 @@ bool device_present() noexcept {
   return present;
 }
 
-/// The bytes of freed device arrays SpX keeps for reuse on a device:
-/// $SPX_DEVICE_CACHE_BYTES when set (0 keeps nothing), else an eighth of its
-/// memory, at most 4 GiB. A malformed value is an error, named.
-std::uint64_t cache_bytes(std::size_t total) {
-  if (const char* env = std::getenv("SPX_DEVICE_CACHE_BYTES"); env != nullptr && *env != '\0') {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(env, &end, 10);
-    if (errno != 0 || end == env || *end != '\0' || env[0] == '-')
-      throw InvalidInput(fmt::format(
-          "SPX_DEVICE_CACHE_BYTES must be a number of bytes (0 or more), it is '{}'", env));
-    return v;
-  }
-  return std::min<std::uint64_t>(total / 8, std::uint64_t{4} << 30);
-}
-
-/// The pool SpX allocates device arrays from, per device, created on first
-/// use: cudaMalloc cost 55–120 us and cudaFree 60–260 us per array of 1–300
-/// MiB on the H200 (session 24), about 3 products of a 20 M-entry matrix per
-/// conversion, where an allocation the pool can serve from freed memory
-/// costs a few microseconds. Freed memory past cache_bytes goes back to the
-/// driver at the next synchronization.
-cudaMemPool_t array_pool() {
-  static std::mutex mutex;
-  static std::vector<cudaMemPool_t> pools;
-  int device = 0;
-  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-  std::lock_guard lock(mutex);
-  if (pools.size() <= static_cast<std::size_t>(device))
-    pools.resize(static_cast<std::size_t>(device) + 1, nullptr);
-  cudaMemPool_t& pool = pools[static_cast<std::size_t>(device)];
-  if (pool == nullptr) {
-    std::size_t free_bytes = 0, total = 0;
-    cuda::check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
-    std::uint64_t keep = cache_bytes(total);
-    cudaMemPoolProps props{};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    cudaMemPool_t created = nullptr;
-    cuda::check(cudaMemPoolCreate(&created, &props), "cudaMemPoolCreate (device arrays)");
-    cuda::check(cudaMemPoolSetAttribute(created, cudaMemPoolAttrReleaseThreshold, &keep),
-                "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
-    pool = created;
-  }
-  return pool;
-}
 }  // namespace
 
 void* device_malloc(std::size_t bytes) {
   if (!device_present())
     throw Unsupported(fmt::format("device allocation of {} bytes: no usable CUDA device", bytes));
-  cudaMemPool_t pool = array_pool();
+  cudaMemPool_t pool = cuda::array_pool();
   void* p = nullptr;
   // In the legacy stream's order: a copy or kernel on it (or on a blocking
   // stream) that follows sees the memory; memory reused from the pool was
@@ -89,9 +43,8 @@ void* device_malloc(std::size_t bytes) {
   cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool, cudaStreamLegacy);
   if (err == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // reset the last error, so a later launch check does not report it
-    // What the pool keeps goes back to the driver, then one more try.
-    cudaDeviceSynchronize();
-    cudaMemPoolTrimTo(pool, 0);
+    // What SpX's pools keep goes back to the driver, then one more try.
+    cuda::trim_memory_pools();
     err = cudaMallocFromPoolAsync(&p, bytes, pool, cudaStreamLegacy);
   }
   if (err == cudaErrorMemoryAllocation) {
@@ -107,10 +60,17 @@ void* device_malloc(std::size_t bytes) {
 }
 
 void device_free(void* p) noexcept {
-  // As cudaFree: wait for the device first, so that no kernel on any stream
-  // still reads the memory when the pool hands it out again.
+  // As cudaFree: wait for the array's device first, so that no kernel on any
+  // stream still reads the memory when the pool hands it out again.
+  int current = 0;
+  cudaGetDevice(&current);
+  int owner = current;
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) == cudaSuccess) owner = attr.device;
+  if (owner != current) cudaSetDevice(owner);
   cudaDeviceSynchronize();
   cudaFreeAsync(p, cudaStreamLegacy);
+  if (owner != current) cudaSetDevice(current);
 }
 
 void device_copy(void* dst, const void* src, std::size_t bytes) {
@@ -134,7 +94,7 @@ double device_copy_bandwidth() {
   try {
     dst = device_malloc(bytes);
   } catch (...) {
-    cudaFree(src);
+    device_free(src);
     throw;
   }
   cudaEvent_t start = nullptr, stop = nullptr;
@@ -153,8 +113,8 @@ double device_copy_bandwidth() {
   }
   if (start != nullptr) cudaEventDestroy(start);
   if (stop != nullptr) cudaEventDestroy(stop);
-  cudaFree(src);
-  cudaFree(dst);
+  device_free(src);
+  device_free(dst);
   cuda::check(err, "copy bandwidth (cudaMemcpyAsync timed with events)");
   std::sort(ms.begin(), ms.end());
   const double seconds = std::max(1e-9, static_cast<double>(ms[ms.size() / 2]) * 1e-3);
