@@ -25,32 +25,52 @@ int current_device() {
   return device;
 }
 
-/// SpX's stream-ordered pool on `device`, created on first use. Its release
-/// threshold is unlimited, so memory freed by one call is kept for the next.
-cudaMemPool_t scratch_pool(int device) {
-  static std::mutex mutex;
-  static std::vector<cudaMemPool_t> pools;
-  std::lock_guard lock(mutex);
-  if (pools.size() <= static_cast<std::size_t>(device))
-    pools.resize(static_cast<std::size_t>(device) + 1, nullptr);
-  cudaMemPool_t& pool = pools[static_cast<std::size_t>(device)];
-  if (pool == nullptr) {
-    cudaMemPoolProps props{};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    check(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate");
-    std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
-    check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep),
-          "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
+/// SpX's memory pools of one kind, one per device, created on first use (on
+/// the current device) with the release threshold keep(): the bytes of freed
+/// memory the pool keeps past a synchronization.
+class DevicePools {
+ public:
+  using Keep = std::uint64_t (*)();
+  DevicePools(const char* what, Keep keep) : what_(what), keep_(keep) {}
+
+  cudaMemPool_t on(int device) {
+    std::lock_guard lock(mutex_);
+    if (pools_.size() <= static_cast<std::size_t>(device))
+      pools_.resize(static_cast<std::size_t>(device) + 1, nullptr);
+    cudaMemPool_t& pool = pools_[static_cast<std::size_t>(device)];
+    if (pool == nullptr) {
+      std::uint64_t keep = keep_();
+      cudaMemPoolProps props{};
+      props.allocType = cudaMemAllocationTypePinned;
+      props.location.type = cudaMemLocationTypeDevice;
+      props.location.id = device;
+      cudaMemPool_t created = nullptr;
+      check(cudaMemPoolCreate(&created, &props), fmt::format("cudaMemPoolCreate ({})", what_));
+      check(cudaMemPoolSetAttribute(created, cudaMemPoolAttrReleaseThreshold, &keep),
+            "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
+      pool = created;
+    }
+    return pool;
   }
-  return pool;
+
+ private:
+  const char* what_;
+  Keep keep_;
+  std::mutex mutex_;
+  std::vector<cudaMemPool_t> pools_;
+};
+
+/// Per-call scratch: an unlimited release threshold, so memory freed by one
+/// call is kept for the next.
+DevicePools& scratch_pools() {
+  static DevicePools pools("scratch", [] { return std::numeric_limits<std::uint64_t>::max(); });
+  return pools;
 }
 
-/// The bytes of freed device arrays SpX keeps for reuse on a device:
-/// $SPX_DEVICE_CACHE_BYTES when set (0 keeps nothing), else an eighth of its
-/// memory, at most 4 GiB. A malformed value is an error, named.
-std::uint64_t cache_bytes(std::size_t total) {
+/// The bytes of freed device arrays SpX keeps for reuse on the current
+/// device: $SPX_DEVICE_CACHE_BYTES when set (0 keeps nothing), else an
+/// eighth of its memory, at most 4 GiB. A malformed value is an error, named.
+std::uint64_t cache_bytes() {
   if (const char* env = std::getenv("SPX_DEVICE_CACHE_BYTES"); env != nullptr && *env != '\0') {
     char* end = nullptr;
     errno = 0;
@@ -60,37 +80,19 @@ std::uint64_t cache_bytes(std::size_t total) {
           "SPX_DEVICE_CACHE_BYTES must be a number of bytes (0 or more), it is '{}'", env));
     return v;
   }
+  std::size_t free_bytes = 0, total = 0;
+  check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
   return std::min<std::uint64_t>(total / 8, std::uint64_t{4} << 30);
 }
 
-/// The pool SpX allocates device arrays from, per device, created on first
-/// use: cudaMalloc cost 55–120 us and cudaFree 60–260 us per array of 1–300
-/// MiB on the H200 (session 24), about 3 products of a 20 M-entry matrix per
-/// conversion, where an allocation the pool can serve from freed memory
-/// costs a few microseconds. Freed memory past cache_bytes goes back to the
-/// driver at the next synchronization.
-cudaMemPool_t array_pool(int device) {
-  static std::mutex mutex;
-  static std::vector<cudaMemPool_t> pools;
-  std::lock_guard lock(mutex);
-  if (pools.size() <= static_cast<std::size_t>(device))
-    pools.resize(static_cast<std::size_t>(device) + 1, nullptr);
-  cudaMemPool_t& pool = pools[static_cast<std::size_t>(device)];
-  if (pool == nullptr) {
-    std::size_t free_bytes = 0, total = 0;
-    check(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
-    std::uint64_t keep = cache_bytes(total);
-    cudaMemPoolProps props{};
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    cudaMemPool_t created = nullptr;
-    check(cudaMemPoolCreate(&created, &props), "cudaMemPoolCreate (device arrays)");
-    check(cudaMemPoolSetAttribute(created, cudaMemPoolAttrReleaseThreshold, &keep),
-          "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
-    pool = created;
-  }
-  return pool;
+/// Device arrays: cudaMalloc cost 55–120 us and cudaFree 60–260 us per array
+/// of 1–300 MiB on the H200 (session 24), about 3 products of a 20 M-entry
+/// matrix per conversion, where an allocation the pool can serve from freed
+/// memory costs a few microseconds. Freed memory past cache_bytes goes back
+/// to the driver at the next synchronization.
+DevicePools& array_pools() {
+  static DevicePools pools("device arrays", cache_bytes);
+  return pools;
 }
 }  // namespace
 
@@ -136,35 +138,37 @@ unsigned stride_grid(std::int64_t items) {
   return static_cast<unsigned>(std::min<std::int64_t>((items + kBlock - 1) / kBlock, 65535));
 }
 
-cudaMemPool_t array_pool() {
-  return array_pool(current_device());
-}
-
 void trim_memory_pools() noexcept {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return;
   cudaDeviceSynchronize();
   try {
-    cudaMemPoolTrimTo(scratch_pool(device), 0);
-    cudaMemPoolTrimTo(array_pool(device), 0);
+    cudaMemPoolTrimTo(scratch_pools().on(device), 0);
+    cudaMemPoolTrimTo(array_pools().on(device), 0);
   } catch (...) {  // a pool that cannot be created keeps nothing to give back
   }
   cudaGetLastError();
 }
 
-StreamScratch::StreamScratch(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-  if (bytes == 0) return;
-  cudaError_t err = cudaMallocFromPoolAsync(&data_, bytes, scratch_pool(current_device()), stream);
+cudaError_t pool_allocate(void** p, std::size_t bytes, PoolKind kind, cudaStream_t stream) {
+  DevicePools& pools = kind == PoolKind::Scratch ? scratch_pools() : array_pools();
+  cudaError_t err = cudaMallocFromPoolAsync(p, bytes, pools.on(current_device()), stream);
   if (err == cudaErrorMemoryAllocation) {
     cudaGetLastError();
     // What SpX's pools keep goes back to the driver, then one more try.
     trim_memory_pools();
-    err = cudaMallocFromPoolAsync(&data_, bytes, scratch_pool(current_device()), stream);
+    err = cudaMallocFromPoolAsync(p, bytes, pools.on(current_device()), stream);
   }
-  if (err == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // clear it, so that the next launch check does not report it
+  // Cleared, so that the next launch check does not report it.
+  if (err == cudaErrorMemoryAllocation) cudaGetLastError();
+  return err;
+}
+
+StreamScratch::StreamScratch(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+  if (bytes == 0) return;
+  const cudaError_t err = pool_allocate(&data_, bytes, PoolKind::Scratch, stream);
+  if (err == cudaErrorMemoryAllocation)
     throw OutOfMemory(fmt::format("device scratch allocation of {} bytes failed", bytes), bytes);
-  }
   check(err, "cudaMallocFromPoolAsync");
 }
 

@@ -50,12 +50,18 @@ void with_constant(int v, F&& f) {
 /// thread, at most 65535 blocks.
 unsigned stride_grid(std::int64_t items);
 
-/// The pool of SpX's device arrays (spx::Array in Space::Device, allocated
-/// by src/cuda/runtime.cpp) on the current device, created on first use: it
-/// keeps up to $SPX_DEVICE_CACHE_BYTES of freed memory (default an eighth
-/// of the device's memory, at most 4 GiB; a malformed value raises
-/// InvalidInput).
-cudaMemPool_t array_pool();
+/// SpX's two stream-ordered memory pools per device: Scratch for one call's
+/// temporaries (StreamScratch; keeps all it is given back) and Array for
+/// spx::Array in Space::Device (src/cuda/runtime.cpp; keeps up to
+/// $SPX_DEVICE_CACHE_BYTES of freed memory, default an eighth of the
+/// device's memory, at most 4 GiB; a malformed value raises InvalidInput).
+enum class PoolKind { Scratch, Array };
+
+/// cudaMallocFromPoolAsync of `bytes` from the current device's pool of
+/// `kind`, in `stream`'s order. Out of memory, it gives back what both pools
+/// keep (trim_memory_pools) and tries once more; a last
+/// cudaErrorMemoryAllocation is returned with the runtime's error cleared.
+cudaError_t pool_allocate(void** p, std::size_t bytes, PoolKind kind, cudaStream_t stream);
 
 /// Waits for the current device and gives back to the driver what SpX's
 /// two pools keep: the step before an allocation's one retry after running

@@ -3,10 +3,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdint>
-#include <cstdlib>
-#include <mutex>
 #include <vector>
 
 #include <fmt/format.h>
@@ -29,26 +25,17 @@ bool device_present() noexcept {
   }();
   return present;
 }
-
 }  // namespace
 
 void* device_malloc(std::size_t bytes) {
   if (!device_present())
     throw Unsupported(fmt::format("device allocation of {} bytes: no usable CUDA device", bytes));
-  cudaMemPool_t pool = cuda::array_pool();
   void* p = nullptr;
   // In the legacy stream's order: a copy or kernel on it (or on a blocking
   // stream) that follows sees the memory; memory reused from the pool was
   // freed only once the device was idle (device_free).
-  cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool, cudaStreamLegacy);
+  const cudaError_t err = cuda::pool_allocate(&p, bytes, cuda::PoolKind::Array, cudaStreamLegacy);
   if (err == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // reset the last error, so a later launch check does not report it
-    // What SpX's pools keep goes back to the driver, then one more try.
-    cuda::trim_memory_pools();
-    err = cudaMallocFromPoolAsync(&p, bytes, pool, cudaStreamLegacy);
-  }
-  if (err == cudaErrorMemoryAllocation) {
-    cudaGetLastError();
     std::size_t free_bytes = 0, total = 0;
     cudaMemGetInfo(&free_bytes, &total);
     throw OutOfMemory(fmt::format("device allocation of {} bytes failed ({} bytes free of {})",
