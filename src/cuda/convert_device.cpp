@@ -13,7 +13,10 @@
 
 #include <climits>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -140,13 +143,6 @@ struct GroupKeys {
     return values;
   }
 };
-
-/// The largest diagonal key j − i + m − 1 of an m × n matrix, m + n − 2 (0
-/// when it has no entries), in unsigned arithmetic: it passes 2⁶³ − 1 for
-/// the widest shapes.
-std::uint64_t largest_diagonal_key(std::int64_t m, std::int64_t n) {
-  return m > 0 && n > 0 ? static_cast<std::uint64_t>(m - 1) + static_cast<std::uint64_t>(n - 1) : 0;
-}
 
 /// The bits of DIA's diagonals (one per j − i + rows − 1) replace the sort
 /// when their words number at most this many per entry and row, plus this
@@ -644,8 +640,8 @@ SymCsr<T, I> device_to_sym_csr(const Csr<T, I>& A, const ConvertOptions&) {
 // ---- DIA ----------------------------------------------------------------------
 
 /// DIA's layout of A with its values stored as S (T for DIA, the reduced
-/// type for DIA-LP, rounded on the way): the diagonals, the budget checked
-/// as DIA's, the values scattered, the explicit zeros.
+/// type for DIA-LP, rounded on the way): the diagonals, the budget checked,
+/// the values placed, the explicit zeros.
 template <class S, Index I>
 struct DiaParts {
   Array<I> offsets;
@@ -653,23 +649,47 @@ struct DiaParts {
   ExplicitZeros<I> zeros;
 };
 
+/// Whose DIA layout dia_parts builds: the format a refusal names, the
+/// entries and CSR bytes its budget is checked against (DIA, DIA-LP: A's
+/// own; SYM_DIA: the lower triangle's entries and the full CSR's bytes, as
+/// on the host), and `lower`: only A's entries on or below the diagonal
+/// (SYM_DIA from the full CSR, which then holds no explicit zero).
+struct DiaOf {
+  std::string_view format;
+  std::int64_t stored = 0;
+  std::size_t csr_bytes = 0;
+  bool lower = false;
+};
+
+/// DIA's parts, or none with `lower` when the diagonals outnumber
+/// dia_fill's stage (the budget checked first, so that a refusal comes
+/// first): the values of A's lower entries are only staged, not scattered.
 template <class S, Value T, Index I>
-DiaParts<S, I> dia_parts(const Csr<T, I>& A, const ConvertOptions& options) {
-  const std::int64_t m = A.rows(), n = A.cols();
-  const int sub_bits = conv::bit_width(largest_diagonal_key(m, n));
+std::optional<DiaParts<S, I>> dia_parts(const Csr<T, I>& A, const ConvertOptions& options,
+                                        const DiaOf& of) {
+  const std::int64_t m = A.rows();
+  const int sub_bits = conv::bit_width(conv::largest_diagonal_key(m, A.cols()));
   // One group (H = m): the keys are the diagonals, j − i + m − 1.
-  GroupKeys keys = distinct_keys(A, conv::KeyMode::Diagonal, m, sub_bits, sub_bits);
+  GroupKeys keys = distinct_keys(A, conv::KeyMode::Diagonal, m, sub_bits, sub_bits, of.lower);
   const std::int64_t nd = keys.count;
 
   const PaddedSize size = dia_size<T, I>(m, nd);
-  check_padded_budget("DIA", fmt::format("{} rows x {} diagonals", m, nd), size, A.nnz(), A.bytes(),
-                      options);
+  check_padded_budget(of.format, fmt::format("{} rows x {} diagonals", m, nd), size, of.stored,
+                      of.csr_bytes, options);
+  if (of.lower && conv::dia_fill_log_rows(nd, sizeof(S)) < 0) return std::nullopt;
 
-  DiaParts<S, I> d{
-      device_array<I>(nd), keys.dia_values<S>(A, size.values, "cudaMemsetAsync (DIA values)"), {}};
+  const std::string what = fmt::format("cudaMemsetAsync ({} values)", of.format);
+  DiaParts<S, I> d{device_array<I>(nd), keys.dia_values<S>(A, size.values, what.c_str()), {}};
   keys.subkeys(-(m - 1), d.offsets.data());
-  d.zeros = device_explicit_zeros(A);
+  d.zeros = of.lower ? ExplicitZeros<I>{device_array<I>(0), device_array<I>(0)}
+                     : device_explicit_zeros(A);
   return d;
+}
+
+/// DIA's parts of all of A's entries, its budget DIA's.
+template <class S, Value T, Index I>
+DiaParts<S, I> dia_parts(const Csr<T, I>& A, const ConvertOptions& options) {
+  return *dia_parts<S>(A, options, DiaOf{"DIA", A.nnz(), A.bytes()});
 }
 
 template <Value T, Index I>
@@ -682,60 +702,35 @@ Dia<T, I> device_to_dia(const Csr<T, I>& A, const ConvertOptions& options) {
 
 // ---- SYM_DIA ------------------------------------------------------------------
 
-/// SYM_DIA of the symmetric A from the entries of S on or below the diagonal
-/// (S = A with `lower`, or its lower triangle): DIA's passes, the budget
-/// against the full CSR's bytes as on the host, the explicit zeros of the
-/// triangle (none with `lower`: A has none).
-template <Value T, Index I>
-SymDia<T, I> sym_dia_of(const Csr<T, I>& A, const Csr<T, I>& S, std::int64_t stored,
-                        std::int64_t diagonal, bool lower, const ConvertOptions& options) {
-  const std::int64_t m = A.rows();
-  const std::int64_t span = m > 0 ? 2 * m - 1 : 0;
-  const int sub_bits = conv::bit_width(static_cast<std::uint64_t>(span > 0 ? span - 1 : 0));
-  GroupKeys keys = distinct_keys(S, conv::KeyMode::Diagonal, m, sub_bits, sub_bits, lower);
-  const std::int64_t nd = keys.count;
-
-  const PaddedSize size = dia_size<T, I>(m, nd);
-  check_padded_budget("SYM_DIA", fmt::format("{} rows x {} diagonals", m, nd), size, stored,
-                      A.bytes(), options);
-  if (lower && conv::dia_fill_log_rows(nd, sizeof(T)) < 0) {
-    // Too many diagonals for dia_fill's stage: scattered from the triangle.
-    keys = GroupKeys{};
-    Lower<T, I> low = device_lower(A, "SYM_DIA");
-    const Csr<T, I> L(A.rows(), A.cols(), std::move(low.ptr), std::move(low.col),
-                      std::move(low.val), Check::Trusted);
-    return sym_dia_of(A, L, L.nnz(), low.diagonal, false, options);
-  }
-
-  Array<I> offsets = device_array<I>(nd);
-  Array<T> values = keys.dia_values<T>(S, size.values, "cudaMemsetAsync (SYM_DIA values)");
-  keys.subkeys(-(m - 1), offsets.data());
-  ExplicitZeros<I> zeros =
-      lower ? ExplicitZeros<I>{device_array<I>(0), device_array<I>(0)} : device_explicit_zeros(S);
-  finish();
-  return SymDia<T, I>(A.rows(), std::move(offsets), std::move(values), std::move(zeros),
-                      Known{.nnz = A.nnz()}, diagonal);
-}
-
 /// The symmetry test (its refusals as the host's), then DIA's passes over
 /// the entries of A on or below the diagonal, without copying them out,
-/// when the diagonals' bits apply and A holds no explicit zero (whose list
-/// is the triangle's, in its order); otherwise over the lower triangle
-/// (device_lower). (Copying the triangle cost about 0.4 ms of the 1.2 ms
-/// conversion of stencil3d-7pt-n144-sym f64 on the H200, session 24.)
+/// when the diagonals' bits apply, A holds no explicit zero (whose list is
+/// the triangle's, in its order) and the diagonals fit dia_fill's stage;
+/// otherwise over the lower triangle copied out (device_lower). The budget
+/// is checked against the full CSR's bytes, as on the host. (Copying the
+/// triangle cost about 0.4 ms of the 1.2 ms conversion of
+/// stencil3d-7pt-n144-sym f64 on the H200, session 24.)
 template <Value T, Index I>
 SymDia<T, I> device_to_sym_dia(const Csr<T, I>& A, const ConvertOptions& options) {
+  const auto sym_dia = [&](DiaParts<T, I>& d, std::int64_t diagonal) {
+    finish();
+    return SymDia<T, I>(A.rows(), std::move(d.offsets), std::move(d.values), std::move(d.zeros),
+                        Known{.nnz = A.nnz()}, diagonal);
+  };
   if (A.nnz() > 0 && A.rows() == A.cols() && diagonal_bit_words(A) >= 0 &&
       conv::count_zeros(A.values().data(), A.nnz()) == 0) {
-    SymCheck sym = device_sym_check(A, "SYM_DIA");
-    sym.count.reset();  // the lower row lengths: not needed here
-    return sym_dia_of(A, A, sym.stored, sym.diagonal, true, options);
+    const auto [stored, diagonal] = [&] {
+      const SymCheck sym = device_sym_check(A, "SYM_DIA");  // its row lengths freed here
+      return std::pair{sym.stored, sym.diagonal};
+    }();
+    if (auto d = dia_parts<T>(A, options, DiaOf{"SYM_DIA", stored, A.bytes(), true}))
+      return sym_dia(*d, diagonal);
   }
   Lower<T, I> low = device_lower(A, "SYM_DIA");
-  const std::int64_t diagonal = low.diagonal;
   const Csr<T, I> L(A.rows(), A.cols(), std::move(low.ptr), std::move(low.col), std::move(low.val),
                     Check::Trusted);
-  return sym_dia_of(A, L, L.nnz(), diagonal, false, options);
+  auto d = dia_parts<T>(L, options, DiaOf{"SYM_DIA", L.nnz(), A.bytes()});
+  return sym_dia(*d, low.diagonal);
 }
 
 // ---- DIA-LP -------------------------------------------------------------------
@@ -768,7 +763,7 @@ Hdi<T, I> device_to_hdi(const Csr<T, I>& A, const ConvertOptions& options) {
   const std::int64_t m = A.rows(), n = A.cols(), nnz = A.nnz(), H = options.hack_size;
   const std::int64_t nh = (m + H - 1) / H;
   const I hack = checked_index<I>(H, "HDI hack_size");
-  const int sub_bits = conv::bit_width(largest_diagonal_key(m, n));
+  const int sub_bits = conv::bit_width(conv::largest_diagonal_key(m, n));
   const int end_bit = conv::bit_width(static_cast<std::uint64_t>(nh > 0 ? nh - 1 : 0)) + sub_bits;
   if (end_bit > 64) return via_host(A, [&](const Csr<T, I>& h) { return to_hdi(h, options); });
 

@@ -37,6 +37,13 @@ constexpr int bit_width(std::uint64_t x) {
   return b;
 }
 
+/// The largest diagonal key j − i + m − 1 of an m × n matrix, m + n − 2 (0
+/// when it has no entries), in unsigned arithmetic: it passes 2⁶³ − 1 for
+/// the widest shapes.
+constexpr std::uint64_t largest_diagonal_key(std::int64_t m, std::int64_t n) {
+  return m > 0 && n > 0 ? static_cast<std::uint64_t>(m - 1) + static_cast<std::uint64_t>(n - 1) : 0;
+}
+
 // ---- scans, sorts, reductions (convert_scan.cu) ----------------------------
 
 /// In-place exclusive prefix sum of n values.

@@ -470,9 +470,7 @@ ColumnCounts column_counts(const I* ptr, const I* col, std::int64_t m, std::int6
     out.diagonals = conv::count_diagonals(ptr, col, m, nnz, words, bits.get(), pos.get());
   } else {
     out.diagonals = sorted_runs(ptr, col, m, nnz, conv::KeyMode::Diagonal, m,
-                                conv::bit_width(static_cast<std::uint64_t>(m - 1) +
-                                                static_cast<std::uint64_t>(n - 1)),
-                                m)
+                                conv::bit_width(conv::largest_diagonal_key(m, n)), m)
                         .total;
   }
   return out;
@@ -494,9 +492,8 @@ HackDiagonals hack_diagonals(const I* ptr, const I* col, std::int64_t m, std::in
     read_counters(counts.get(), 2, h, "cudaMemcpy (hack diagonals)");
     return {static_cast<std::int64_t>(h[0]), static_cast<std::int64_t>(h[1])};
   }
-  const Runs r = sorted_runs(
-      ptr, col, m, nnz, conv::KeyMode::Diagonal, m,
-      conv::bit_width(static_cast<std::uint64_t>(m - 1) + static_cast<std::uint64_t>(n - 1)), G);
+  const Runs r = sorted_runs(ptr, col, m, nnz, conv::KeyMode::Diagonal, m,
+                             conv::bit_width(conv::largest_diagonal_key(m, n)), G);
   return {r.total, r.last};
 }
 
