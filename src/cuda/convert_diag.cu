@@ -327,9 +327,10 @@ void dia_fill(const I* ptr, const I* col, const T* val, std::int64_t rows, std::
   if (rows <= 0 || nd <= 0) return;
   const std::int64_t R = std::int64_t{1} << log_rows;
   const auto stage = static_cast<std::size_t>(nd * (R + 1)) * sizeof(S);
-  int log_v = 0;
-  while ((1 << log_v) < adaptive_width(static_cast<double>(nnz) / static_cast<double>(rows)))
-    ++log_v;
+  // adaptive_width: a power of two, 1..32.
+  const int log_v = bit_width(static_cast<std::uint64_t>(
+                        adaptive_width(static_cast<double>(nnz) / static_cast<double>(rows)))) -
+                    1;
   dia_fill_kernel<T, I, S>
       <<<grid_size((rows + R - 1) / R, 1, "dia_fill"), kBlock, stage, kStream>>>(
           ptr, col, val, rows, bits, pos, nd, log_rows, log_v, lower, out);

@@ -64,19 +64,17 @@ __device__ __forceinline__ void for_each_in_tile(const B* begin, std::int64_t se
   const std::int64_t k0 = blockIdx.x * kTile + std::int64_t{threadIdx.x} * kItems;
   if (k0 >= n) return;
   const std::int64_t k1 = min(n, k0 + kItems);
-  std::int64_t s = last_le(begin, lo, hi, k0);
-  // The tile's last segment runs past its last position.
-  std::int64_t next = s < hi ? static_cast<std::int64_t>(begin[s + 1]) : k1;
+  // Where segment s ends (the tile's last segment runs past its last position).
+  const auto end_of = [&](std::int64_t s) {
+    return s < hi ? static_cast<std::int64_t>(begin[s + 1]) : k1;
+  };
+  std::int64_t s = last_le(begin, lo, hi, k0), next = end_of(s);
   for (std::int64_t k = k0; k < k1; ++k) {
     if (k >= next) {
       // The next segment, or past a run of empty ones by a search (a step
       // each would cost a thread the length of the run).
-      ++s;
-      next = s < hi ? static_cast<std::int64_t>(begin[s + 1]) : k1;
-      if (k >= next) {
-        s = last_le(begin, s, hi, k);
-        next = s < hi ? static_cast<std::int64_t>(begin[s + 1]) : k1;
-      }
+      next = end_of(++s);
+      if (k >= next) next = end_of(s = last_le(begin, s, hi, k));
     }
     f(k, s);
   }
