@@ -532,8 +532,9 @@ TYPED_TEST(CudaKernels, AutoChoosesByRowStatisticsAndReportsIt) {
 
 // The rule for irregular rows too large for the L2 cache, from counts (no
 // device needed): nonzero split in f32 when no row is empty (mixed-n2000000's
-// counts), else merge path (R-MAT s21's, 59% of its rows empty), and merge
-// path in f64.
+// counts), else merge path (R-MAT s21's, 59% of its rows empty); in f64 the
+// same unless the longest row holds more than 1/64 of the nonzeros
+// (denserows-n2000000's counts: merge path).
 TEST(CudaBackend, AutoRuleForLargeIrregularRows) {
   const detail::BackendModule* cuda = detail::find_backend(Backend::Cuda);
   if (cuda == nullptr) GTEST_SKIP() << "no CUDA backend in this build";
@@ -545,7 +546,12 @@ TEST(CudaBackend, AutoRuleForLargeIrregularRows) {
   const std::int64_t huge = std::int64_t{1} << 32;
   EXPECT_EQ(cuda->csr_spmv_auto(huge, 8 * huge, 1 << 20, 0, big, 4), Algorithm::NonzeroSplit);
   EXPECT_EQ(cuda->csr_spmv_auto(huge, 8 * huge, 1 << 20, 1, big, 4), Algorithm::MergePath);
-  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, 0, big, 8), Algorithm::MergePath);
+  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 24890939, 59452, 0, big, 8), Algorithm::NonzeroSplit);
+  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 23999843, 2000000, 0, big, 8), Algorithm::MergePath);
+  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 23999843, 2000000, 0, big, 4), Algorithm::NonzeroSplit);
+  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 64 * 100000, 100000, 0, big, 8),
+            Algorithm::NonzeroSplit);  // exactly 1/64
+  EXPECT_EQ(cuda->csr_spmv_auto(2000000, 64 * 100000 - 1, 100000, 0, big, 8), Algorithm::MergePath);
   EXPECT_EQ(cuda->csr_spmv_auto(2097152, 16429391, 36403, 1243583, big, 4), Algorithm::MergePath);
   EXPECT_EQ(cuda->csr_spmv_auto(2097152, 16429391, 36403, 1243583, big, 8), Algorithm::MergePath);
 }

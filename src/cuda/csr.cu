@@ -955,15 +955,25 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     binned when the matrix fits in the L2 cache (1.14-1.34× merge path on
 //     the 1 M-nonzero power-law and mixed members), else a kernel that
 //     streams the matrix strictly in order (1.1-1.3× binned on the 16-25 M
-//     nonzero R-MAT, Chung-Lu and mixed members): nonzero split in f32 when
-//     no row is empty, else merge path. Session 19, same runs: nonzero
+//     nonzero R-MAT, Chung-Lu and mixed members): nonzero split when no
+//     row is empty (in f64 with the longest row's share below), else merge
+//     path. Session 19, same runs: nonzero
 //     split (counted marks) was 1.23-1.24× merge path on mixed-n2000000
 //     f32 and 1.02× on denserows-n2000000 f32, both without empty rows, but
 //     with numbered marks 0.91-0.95× (f32) and 0.87-0.92× (f64) on the
 //     large R-MAT and Chung-Lu members, whose rows are 41-59% empty. In f64
 //     it was 1.09-1.10× on mixed-n2000000 but 0.94× on denserows-n2000000,
-//     which has no empty rows either, so f64 keeps merge path (its 1.09×
-//     there is left unused);
+//     which has no empty rows either. On the H200 (sessions 22, 23 and 25,
+//     three whole-suite runs, f64): split 1.15× merge path on mixed-n2000000
+//     (107.6-107.9 us against 123.8-124.3) and 0.95× on denserows-n2000000
+//     (191.6-193.0 against 183.0-183.9). What sets the two apart is the
+//     longest row: denserows' four dense rows hold a third of its nonzeros,
+//     its longest 8.3% of them, mixed's longest 0.24%. (Split leaves a
+//     carry per warp of 256 nonzeros, merge path one per block, so a row
+//     across many warps gives split more carries to add: a likely cause,
+//     not profiled.) So f64 takes nonzero split when no row is empty and
+//     the longest holds at most 1/64 of the nonzeros (kF64SplitMaxShare,
+//     between the two members' shares), else merge path;
 //  3. long rows (mean > 128) but fewer rows than 64 warps per SM could
 //     take: merge path, which splits long rows across blocks, where a warp
 //     per row would leave the GPU partly idle;
@@ -1005,6 +1015,11 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 /// or H200 (132 SMs x 2048 = 270336).
 constexpr std::int64_t kF32ScalarMinRows = std::int64_t{1} << 17;
 
+/// In f64, irregular rows beyond the L2 cache and without empty rows take
+/// nonzero split while the longest row holds at most 1/kF64SplitMaxShare of
+/// the nonzeros (rule 2).
+constexpr std::int64_t kF64SplitMaxShare = 64;
+
 bool few_warps(std::int64_t warps) {
   return cuda_available() && warps * kWarpSize <= resident_threads();
 }
@@ -1024,7 +1039,7 @@ Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_
   if (few_rows(rows, max_len)) return Algorithm::Vector;
   if (irregular_rows(mean, max_len)) {
     if (fits_l2(bytes)) return Algorithm::Binned;
-    const bool split = value_bytes <= 4 && empty_rows == 0;
+    const bool split = empty_rows == 0 && (value_bytes <= 4 || max_len <= nnz / kF64SplitMaxShare);
     return split ? Algorithm::NonzeroSplit : Algorithm::MergePath;
   }
   if (mean > 128.0 && rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
