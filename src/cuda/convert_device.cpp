@@ -191,14 +191,16 @@ GroupKeys distinct_keys(const Csr<T, I>& A, conv::KeyMode mode, std::int64_t H, 
   }
   if (lower)
     throw InternalError("device distinct_keys: the lower triangle's keys need the diagonal bits");
+  // The keys of the entries that start a run (conv::run_keys), sorted, then
+  // the distinct ones.
   g.a = std::make_unique<Scratch<std::uint64_t>>(nnz);
-  g.b = std::make_unique<Scratch<std::uint64_t>>(nnz);
-  conv::entry_keys(A.row_ptr().data(), A.col_idx().data(), A.rows(), nnz, mode, H, sub_bits,
-                   g.a->get());
-  std::uint64_t* sorted = conv::sort_keys(g.a->get(), g.b->get(), nnz, end_bit);
+  const std::int64_t n = conv::run_keys(A.row_ptr().data(), A.col_idx().data(), A.rows(), nnz, mode,
+                                        H, sub_bits, g.a->get());
+  g.b = std::make_unique<Scratch<std::uint64_t>>(n);
+  std::uint64_t* sorted = conv::sort_keys(g.a->get(), g.b->get(), n, end_bit);
   std::uint64_t* uniq = sorted == g.a->get() ? g.b->get() : g.a->get();
-  Scratch<std::int64_t> flags(nnz + 1);
-  g.count = conv::unique_keys(sorted, nnz, flags.get(), uniq);
+  Scratch<std::int64_t> flags(n + 1);
+  g.count = conv::unique_keys(sorted, n, flags.get(), uniq);
   g.uniq = uniq;
   return g;
 }

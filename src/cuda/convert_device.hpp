@@ -192,6 +192,16 @@ enum class KeyMode { Diagonal, Block };
 template <Index I>
 void entry_keys(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz, KeyMode mode,
                 std::int64_t H, int sub_bits, std::uint64_t* keys);
+/// The keys of the entries that start one along its direction (Diagonal:
+/// no (i − 1, j − 1) stored in the entry's group; Block: no earlier entry of
+/// its row in its block column, nor one in the row above in the same block
+/// row), in no particular order; returns their number (at most nnz).
+/// Every distinct key of the entries is among them, and a stencil's or a
+/// block matrix's few keys a group are found from a few entries each: the
+/// sort that follows takes those instead of every entry's key. Synchronous.
+template <Index I>
+std::int64_t run_keys(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz, KeyMode mode,
+                      std::int64_t H, int sub_bits, std::uint64_t* keys);
 /// Compacts the distinct values of sorted keys[0, n) into out; returns their
 /// number. `flags` is scratch of n + 1 values. Synchronous.
 std::int64_t unique_keys(const std::uint64_t* keys, std::int64_t n, std::int64_t* flags,

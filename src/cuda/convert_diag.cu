@@ -2,7 +2,10 @@
 // key (group, subkey): (hack, diagonal) for HDI — DIA is one hack of every
 // row — and (block row, block column) for BCSR. Sorting the keys and keeping
 // the distinct ones gives each group's diagonals or block columns in
-// increasing order, as the host's per-group sort + unique does; each entry is
+// increasing order, as the host's per-group sort + unique does; only the
+// keys of the entries that start a run along the key's direction in their
+// group are sorted (run_keys: a stencil's hack of 32 rows gives a
+// diagonal's key once, not 32 times), which holds every distinct key; each entry is
 // then written at its place, found by a binary search among its group's
 // keys. With one group (DIA, SYM_DIA's triangle, DIA-LP, HDI with a single
 // hack) the sort is skipped where the span of the diagonals allows: one bit
@@ -14,6 +17,7 @@
 // row_ptr, and each thread takes kItems consecutive entries, searching the
 // first one's row between the two and stepping to the next ones'.
 #include <cuda_runtime.h>
+#include <cub/block/block_scan.cuh>
 #include <cuda/atomic>
 
 #include <algorithm>
@@ -51,6 +55,60 @@ __global__ void __launch_bounds__(kBlock)
                       EntryKey ek, std::uint64_t* __restrict__ keys) {
   for_each_in_tile(ptr, ek.rows, nnz,
                    [&](std::int64_t k, std::int64_t i) { keys[k] = ek.key(i, col[k]); });
+}
+
+/// Whether entry k = (i, j) of A is the first of its key's entries in its
+/// group's rows along the key's direction, so that the keys of such
+/// entries are all the distinct keys. Diagonal: no (i − 1, j − 1) stored in
+/// the same group (the run along the diagonal above it: the first of a run
+/// carries the key). Block (b = H): no earlier entry of row i in j's block
+/// column, and no entry of row i − 1 of the same block row in it.
+template <class I>
+__device__ __forceinline__ bool starts_key(const I* __restrict__ ptr, const I* __restrict__ col,
+                                           const EntryKey& ek, std::int64_t k, std::int64_t i,
+                                           std::int64_t j) {
+  const std::int64_t begin = ptr[i];
+  if (ek.mode == KeyMode::Block) {
+    const std::int64_t b0 = j / ek.H * ek.H;  // the block column's first column
+    if (k > begin && static_cast<std::int64_t>(col[k - 1]) >= b0) return false;
+    if (i % ek.H == 0) return true;
+    const std::int64_t above = ptr[i - 1];
+    const std::int64_t p = lower_bound_index(col, above, begin, b0);
+    return p == begin || static_cast<std::int64_t>(col[p]) >= b0 + ek.H;
+  }
+  if (i % ek.H == 0 || j == 0) return true;
+  const std::int64_t above = ptr[i - 1];
+  const std::int64_t same = above + (k - begin);  // rows of the same shape first
+  if (same < begin && static_cast<std::int64_t>(col[same]) == j - 1) return false;
+  const std::int64_t p = lower_bound_index(col, above, begin, j - 1);
+  return p == begin || static_cast<std::int64_t>(col[p]) != j - 1;
+}
+
+/// The keys of the entries that start one (starts_key), appended to keys in
+/// no particular order (they are sorted next): a thread keeps its up to
+/// kItems keys, a block scan places them, and one atomic per block reserves
+/// the block's run of the output.
+template <class I>
+__global__ void __launch_bounds__(kBlock)
+    run_keys_kernel(const I* __restrict__ ptr, const I* __restrict__ col, std::int64_t nnz,
+                    EntryKey ek, unsigned long long* __restrict__ count,
+                    std::uint64_t* __restrict__ keys) {
+  using Scan = cub::BlockScan<int, kBlock>;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ unsigned long long base;
+  std::uint64_t mine[kItems];
+  int n = 0;
+  for_each_in_tile(ptr, ek.rows, nnz, [&](std::int64_t k, std::int64_t i) {
+    const std::int64_t j = col[k];
+    if (starts_key(ptr, col, ek, k, i, j)) mine[n++] = ek.key(i, j);
+  });
+  int offset = 0, total = 0;
+  Scan(scan).ExclusiveSum(n, offset, total);
+  if (threadIdx.x == 0 && total > 0)
+    base = atomicAdd(count, static_cast<unsigned long long>(total));
+  __syncthreads();
+  for (int q = 0; q < n; ++q)
+    keys[base + static_cast<unsigned long long>(offset + q)] = mine[q];
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -263,6 +321,19 @@ void entry_keys(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz,
   check_launch("entry_keys");
 }
 
+template <Index I>
+std::int64_t run_keys(const I* ptr, const I* col, std::int64_t rows, std::int64_t nnz, KeyMode mode,
+                      std::int64_t H, int sub_bits, std::uint64_t* keys) {
+  if (nnz <= 0) return 0;
+  StreamScratch count(sizeof(unsigned long long), kStream);
+  check(cudaMemsetAsync(count.as<void>(), 0, sizeof(unsigned long long), kStream),
+        "cudaMemsetAsync (run keys)");
+  run_keys_kernel<I><<<tiles_for(nnz, "run_keys"), kBlock, 0, kStream>>>(
+      ptr, col, nnz, EntryKey{mode, rows, H, sub_bits}, count.as<unsigned long long>(), keys);
+  check_launch("run_keys");
+  return static_cast<std::int64_t>(read_back(count.as<std::uint64_t>()));
+}
+
 std::int64_t unique_keys(const std::uint64_t* keys, std::int64_t n, std::int64_t* flags,
                          std::uint64_t* out) {
   if (n <= 0) return 0;
@@ -392,6 +463,8 @@ void scatter_zeros(const I* ptr, const I* col, std::int64_t rows, std::int64_t n
 #define SPX_INST_I(I)                                                                           \
   template void entry_keys<I>(const I*, const I*, std::int64_t, std::int64_t, KeyMode,          \
                               std::int64_t, int, std::uint64_t*);                               \
+  template std::int64_t run_keys<I>(const I*, const I*, std::int64_t, std::int64_t, KeyMode,    \
+                                    std::int64_t, int, std::uint64_t*);                         \
   template void subkeys<I>(const std::uint64_t*, std::int64_t, int, std::int64_t, I*);          \
   template void scatter_zeros<I>(const I*, const I*, std::int64_t, std::int64_t,                \
                                  const std::int64_t*, I*, I*);                                  \
