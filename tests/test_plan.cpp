@@ -1448,7 +1448,8 @@ TEST(Plan, TuningMeasuresCandidatesAndRecordsItsCost) {
 
 // Tuning's cost is what it adds to the plan: the pick's conversion is paid
 // anyway and a format is converted once however many of its kernels are
-// measured (GPU, session 13: counting both skipped tuning fem-b2-n750).
+// measured (GPU, session 13: counting both skipped tuning fem-b2-n750); a
+// candidate past the budget is skipped, not the whole tuning (session 25).
 TEST(Plan, TuningBudgetCountsOnlyWhatTuningAdds) {
   const auto candidate = [](Format f, Algorithm a, double convert_s, double product_s) {
     Candidate c;
@@ -1472,14 +1473,21 @@ TEST(Plan, TuningBudgetCountsOnlyWhatTuningAdds) {
   // (counting the pick's conversion and ELL's twice made it 6.8 ms).
   const double added = 1e-3 + 6 * (95e-6 + 101e-6 + 102e-6);
   EXPECT_EQ(tuning_candidates(a, 3, 1.5, 1.01 * added / best), (std::vector<std::size_t>{0, 1, 2}));
-  EXPECT_TRUE(tuning_candidates(a, 3, 1.5, 0.99 * added / best).empty());
+  // Just short of it, the third candidate is skipped and the first two kept.
+  EXPECT_EQ(tuning_candidates(a, 3, 1.5, 0.99 * added / best), (std::vector<std::size_t>{0, 1}));
   // CSR costs no conversion; only the 6 products of each are added.
   const double with_csr = 1e-3 + 6 * (95e-6 + 101e-6 + 102e-6 + 110e-6);
   EXPECT_EQ(tuning_candidates(a, 4, 1.5, 1.01 * with_csr / best),
             (std::vector<std::size_t>{0, 1, 2, 3}));
-  EXPECT_TRUE(tuning_candidates(a, 4, 1.5, 0.99 * with_csr / best).empty());
-  // The default budget (5% of the pick's total) takes these three.
-  EXPECT_EQ(tuning_candidates(a).size(), 3u);
+  EXPECT_EQ(tuning_candidates(a, 4, 1.5, 0.99 * with_csr / best),
+            (std::vector<std::size_t>{0, 1, 2}));
+  // The default budget, 2% of the pick's total (1.96 ms): the pick's
+  // products (0.57 ms), then ELL's conversion with either kernel's products
+  // would pass it (2.18 ms), so both are skipped and CSR's products (1.23 ms
+  // in all) are taken.
+  EXPECT_EQ(tuning_candidates(a), (std::vector<std::size_t>{0, 3}));
+  // Not even the pick's own products within the budget: no tuning.
+  EXPECT_TRUE(tuning_candidates(a, 3, 1.5, 0.99 * 6 * 95e-6 / best).empty());
   // Only the pick within reach: nothing to compare it with.
   EXPECT_TRUE(tuning_candidates(a, 3, 1.0001, 1e9).empty());
 }

@@ -124,14 +124,18 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
 
 /// The candidates worth measuring (indices into advice.candidates, best
 /// first): up to `count` feasible ones whose predicted total is within
-/// `within` × the pick's. Empty when only the pick qualifies, or when what
-/// measuring them adds to the plan (as predicted: `runs` products of each,
-/// and the conversion of each format other than the pick's, once per format)
-/// would cost more than `budget` × the pick's predicted total: then tuning
-/// cannot pay for itself. The pick's own conversion is not counted, as the
-/// plan pays it anyway.
+/// `within` × the pick's, taken best first while what measuring them adds
+/// to the plan (as predicted: `runs` products of each, and the conversion of
+/// each format other than the pick's, once per format) stays within `budget`
+/// × the pick's predicted total; a candidate that would pass it is skipped,
+/// and a cheaper one after it may still be taken. The pick's own conversion
+/// is not counted, as the plan pays it anyway. Empty when fewer than two
+/// are taken (or the pick's own products pass the budget): then tuning
+/// cannot pay for itself. The default budget, 2%, is about what the model
+/// alone misses on average at 100 and 1000 products (docs/advisor.md,
+/// "Tuning's budget").
 std::vector<std::size_t> tuning_candidates(const Advice& advice, int count = 3, double within = 1.5,
-                                           double budget = 0.05, int runs = 6);
+                                           double budget = 0.02, int runs = 6);
 
 /// Copy bandwidth of a backend in GB/s: measured once per process (CPU: a
 /// STREAM-like OpenMP copy; CUDA: a device-to-device copy) through the

@@ -25,10 +25,11 @@ struct PlanOptions {
   bool tune = false;
   std::int64_t tune_min_products = 100;
   /// Candidates measured when tuning: at most this many of the best
-  /// predicted, within tune_within × the pick's predicted total; the plan
-  /// tunes only when what measuring them adds (their products, the other
-  /// formats' conversions) is predicted to cost at most tune_budget × the
-  /// pick's total (advisor.hpp, tuning_candidates). After measuring, the plan
+  /// predicted, within tune_within × the pick's predicted total, while what
+  /// measuring them adds (their products, the other formats' conversions)
+  /// is predicted to cost at most tune_budget × the pick's total; a
+  /// candidate past it is skipped (advisor.hpp, tuning_candidates), and
+  /// with fewer than two the plan does not tune. After measuring, the plan
   /// keeps the candidate of least measured product time: every measured
   /// candidate's conversion is paid by then. While tuning, the converted
   /// copies of the measured formats exist at once (each within the memory
@@ -36,7 +37,7 @@ struct PlanOptions {
   /// plan keeps only its pick's.
   int tune_candidates = 3;
   double tune_within = 1.5;
-  double tune_budget = 0.05;
+  double tune_budget = 0.02;
   /// Run one product at build (after the choice) so that the kernel's
   /// preprocessing is in the structure cache before the first `run`.
   bool warm = false;

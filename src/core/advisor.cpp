@@ -882,21 +882,26 @@ std::vector<std::size_t> tuning_candidates(const Advice& advice, int count, doub
   // the conversion of each other format measured, once per format (a plan
   // converts a format once, whatever number of its kernels it measures). The
   // pick's own conversion is not counted: the plan pays it with or without
-  // tuning.
+  // tuning. The candidates are taken best first; one whose addition would
+  // take the cost past the budget is passed over, and a later, cheaper one
+  // (another kernel of a format already taken, CSR) may still fit.
   std::vector<Format> converted{pick.format};
   double cost = 0;
   for (std::size_t i = 0; i < advice.candidates.size(); ++i) {
     const Candidate& c = advice.candidates[i];
     if (static_cast<int>(out.size()) == count) break;
     if (!c.feasible || c.total_s > within * best) continue;
-    out.push_back(i);
-    cost += runs * c.product_s;
-    if (std::find(converted.begin(), converted.end(), c.format) == converted.end()) {
-      converted.push_back(c.format);
-      cost += c.convert_s;
+    const bool convert = std::find(converted.begin(), converted.end(), c.format) == converted.end();
+    const double add = runs * c.product_s + (convert ? c.convert_s : 0.0);
+    if (cost + add > budget * best) {
+      if (i == advice.pick) return {};  // not even the pick's products fit
+      continue;
     }
+    out.push_back(i);
+    cost += add;
+    if (convert) converted.push_back(c.format);
   }
-  if (out.size() < 2 || cost > budget * best) out.clear();
+  if (out.size() < 2) out.clear();
   return out;
 }
 
