@@ -50,10 +50,14 @@ def rows(inc, name):
     return out
 
 
-def replay(inc, d, side, groups=None):
+def replay(inc, d, side, groups=None, collect=None):
     """{(precision, N): [(oracle / pick, matrix, pick)]} and the same for CSR
     with Auto, [oracle / CSR-Auto], of one run (loaded JSON) under the table
-    `inc`; only the matrices of `groups` when given."""
+    `inc`; only the matrices of `groups` when given. With `collect` (a dict),
+    collect[(matrix, precision, N)] = (oracle total, [the candidates the
+    model ranks: dicts of format f, algorithm a, predicted product pt and
+    conversion pc, measured product mt and conversion mc])
+    (tune_replay.py)."""
     # Rows per precision ("f32", "f64") and pooled ("any"); a table before
     # the precision column has pooled rows only, one before kFixed's record
     # count trusts every fixed cost.
@@ -189,9 +193,14 @@ def replay(inc, d, side, groups=None):
                     best = total
                 if cuda and r["format"] == "csr" and not r["auto_choice"]:
                     continue  # CUDA: CSR is offered with its Auto kernel only (docs/advisor.md)
+                if collect is not None:
+                    collect.setdefault((m, p, n), [None, []])[1].append(
+                        dict(f=r["format"], a=r["algorithm"], pt=pt, pc=pc, mt=r["time_s"], mc=cs))
                 if pick is None or pc + n * pt < pick[0]:
                     pick = (pc + n * pt, total, r["format"] + "/" + r["algorithm"])
             worst_of.setdefault((p, n), []).append((best / pick[1], m, pick[2]))
+            if collect is not None and (m, p, n) in collect:
+                collect[(m, p, n)][0] = best
             if auto:
                 csr_res[(p, n)].append(best / (n * auto[0]["time_s"]))
     return worst_of, csr_res
