@@ -267,7 +267,8 @@ std::string advisor_table(const Results& res) {
   std::string out =
       "\nadvisor: total time of conversion + N products, oracle / pick (1 = the best any "
       "measured format and kernel reaches); pick from the model only; tuned: the best "
-      "of the 3 best predicted, their conversions and 6 products each charged (N >= 100)\n";
+      "of the candidates tuning_candidates takes (up to 3, within its budget), their "
+      "conversions and 6 products each charged (N >= 100)\n";
   const auto num = [](const json& v) {
     return v.is_number() ? fmt::format("{:.3f}", v.get<double>()) : std::string("-");
   };
