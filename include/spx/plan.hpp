@@ -21,7 +21,9 @@ namespace spx {
 
 struct PlanOptions {
   /// Measure the few best candidates (a handful of products each) and pick
-  /// by measurement. Only when work.products ≥ tune_min_products.
+  /// by measurement. Only when work.products ≥ tune_min_products, and with
+  /// the default tune_budget from about 300 products on (6 products of the
+  /// pick alone are 2% of 300).
   bool tune = false;
   std::int64_t tune_min_products = 100;
   /// Candidates measured when tuning: at most this many of the best
