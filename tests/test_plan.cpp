@@ -1446,6 +1446,34 @@ TEST(Plan, TuningMeasuresCandidatesAndRecordsItsCost) {
   EXPECT_EQ(some[0], a.pick);
 }
 
+// With a forced format, tuning measures that format's kernels, judged
+// against the best of them: COO has three CPU kernels, none among the three
+// best candidates of a stencil.
+TEST(Plan, TuningAForcedFormatMeasuresItsKernels) {
+  const auto A = gen<double, std::int32_t>("stencil2d:n=100,points=5");
+  PlanOptions po;
+  po.bandwidth_gbs = kHostGbs;
+  po.tune = true;
+  po.tune_within = 1e9;
+  po.tune_budget = 1e9;
+  po.format = Format::Coo;
+  const Plan<double, std::int32_t> plan(A, products(1000000), po);
+  const PlanReport& r = plan.report();
+  EXPECT_TRUE(r.tuned);
+  int measured = 0;
+  for (const Candidate& c : r.advice.candidates)
+    if (c.measured) {
+      ++measured;
+      EXPECT_EQ(c.format, Format::Coo) << to_string(c.algorithm);
+    }
+  EXPECT_GE(measured, 2);
+  EXPECT_EQ(r.advice.chosen().format, Format::Coo);
+  const auto x = random_vector<double>(static_cast<std::size_t>(A.cols()), 3);
+  std::vector<double> y(static_cast<std::size_t>(A.rows()));
+  plan.run(1.0, x, 0.0, y);
+  expect_near_all(y, csr_product(A, x), "tuned COO plan");
+}
+
 // Tuning's cost is what it adds to the plan: the pick's conversion is paid
 // anyway and a format is converted once however many of its kernels are
 // measured (GPU, session 13: counting both skipped tuning fem-b2-n750); a

@@ -375,11 +375,17 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
   std::size_t pick = order.front();
   std::vector<std::size_t> to_measure;
   if (options.tune && work.products >= options.tune_min_products) {
-    // The advisor's candidates worth measuring, among those the options allow.
-    for (std::size_t i : tuning_candidates(r.advice, options.tune_candidates, options.tune_within,
+    // The candidates worth measuring among those the options allow, judged
+    // against the best of them (a forced format or kernel: its own pick and
+    // budget, not the unforced pick's).
+    Advice allowed = r.advice;
+    allowed.candidates.clear();
+    for (std::size_t i : order)
+      allowed.candidates.push_back(cands[i]);
+    allowed.pick = 0;
+    for (std::size_t j : tuning_candidates(allowed, options.tune_candidates, options.tune_within,
                                            options.tune_budget))
-      if (std::find(order.begin(), order.end(), i) != order.end()) to_measure.push_back(i);
-    if (to_measure.size() < 2) to_measure.clear();
+      to_measure.push_back(order[j]);
   }
   if (!to_measure.empty()) {
     const auto t_tune = std::chrono::steady_clock::now();
