@@ -28,22 +28,12 @@ RUNS = 6  # bench::kAdvisorTuneProducts: one warm-up and five timed
 COUNT, WITHIN = 3, 1.5
 
 
-def before(cands, pick):
-    out, made, cost = [], {pick["f"]}, 0.0
-    for c in cands:
-        if len(out) == COUNT:
-            break
-        if c["total"] > WITHIN * pick["total"]:
-            continue
-        out.append(c)
-        cost += RUNS * c["pt"]
-        if c["f"] not in made:
-            made.add(c["f"])
-            cost += c["pc"]
-    return out if len(out) >= 2 and cost <= 0.05 * pick["total"] else []
-
-
-def now(cands, pick, budget=0.02):
+def candidates(cands, pick, budget, skip):
+    """The candidates measured (best first, within WITHIN x the pick's
+    predicted total, at most COUNT), what measuring them adds counted as
+    spx::tuning_candidates counts it. skip: one that would take the cost
+    past the budget is passed over (none when it is the pick); else all or
+    nothing. Empty when fewer than two."""
     out, made, cost = [], {pick["f"]}, 0.0
     for c in cands:
         if len(out) == COUNT:
@@ -52,7 +42,7 @@ def now(cands, pick, budget=0.02):
             continue
         convert = c["f"] not in made
         add = RUNS * c["pt"] + (c["pc"] if convert else 0.0)
-        if cost + add > budget * pick["total"]:
+        if skip and cost + add > budget * pick["total"]:
             if c is pick:
                 return []
             continue
@@ -60,7 +50,15 @@ def now(cands, pick, budget=0.02):
         cost += add
         if convert:
             made.add(c["f"])
-    return out if len(out) >= 2 else []
+    return out if len(out) >= 2 and cost <= budget * pick["total"] else []
+
+
+def before(cands, pick):
+    return candidates(cands, pick, 0.05, skip=False)
+
+
+def now(cands, pick):
+    return candidates(cands, pick, 0.02, skip=True)
 
 
 def tuned_total(measured, pick, n):
