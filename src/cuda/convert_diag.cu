@@ -44,10 +44,29 @@ struct EntryKey {
   __device__ __forceinline__ std::uint64_t sub(std::int64_t i, std::int64_t j) const {
     return static_cast<std::uint64_t>(mode == KeyMode::Diagonal ? j - i + rows - 1 : j / H);
   }
+  /// The key of (i, j) in group g = group(i).
+  __device__ __forceinline__ std::uint64_t key_in(std::uint64_t g, std::int64_t i,
+                                                  std::int64_t j) const {
+    return (sub_bits >= 64 ? 0 : g << sub_bits) | sub(i, j);
+  }
   __device__ __forceinline__ std::uint64_t key(std::int64_t i, std::int64_t j) const {
-    return (sub_bits >= 64 ? 0 : group(i) << sub_bits) | sub(i, j);
+    return key_in(group(i), i, j);
   }
 };
+
+/// Whether row i − 1 stores (i − 1, j − 1), for entry k = (i, j), i, j > 0:
+/// looked at in the same place of the row above first (rows of the same
+/// shape), then searched.
+template <class I>
+__device__ __forceinline__ bool above_on_diagonal(const I* __restrict__ ptr,
+                                                  const I* __restrict__ col, std::int64_t k,
+                                                  std::int64_t i, std::int64_t j) {
+  const std::int64_t above = ptr[i - 1], begin = ptr[i];
+  const std::int64_t same = above + (k - begin);
+  if (same < begin && static_cast<std::int64_t>(col[same]) == j - 1) return true;
+  const std::int64_t p = lower_bound_index(col, above, begin, j - 1);
+  return p < begin && static_cast<std::int64_t>(col[p]) == j - 1;
+}
 
 template <class I>
 __global__ void __launch_bounds__(kBlock)
@@ -59,29 +78,22 @@ __global__ void __launch_bounds__(kBlock)
 
 /// Whether entry k = (i, j) of A is the first of its key's entries in its
 /// group's rows along the key's direction, so that the keys of such
-/// entries are all the distinct keys. Diagonal: no (i − 1, j − 1) stored in
-/// the same group (the run along the diagonal above it: the first of a run
-/// carries the key). Block (b = H): no earlier entry of row i in j's block
-/// column, and no entry of row i − 1 of the same block row in it.
+/// entries are all the distinct keys; `first`: row i is its group's first.
+/// Diagonal: no (i − 1, j − 1) stored in the same group (the run along the
+/// diagonal above it: the first of a run carries the key). Block (b = H):
+/// no earlier entry of row i in j's block column, and no entry of row i − 1
+/// of the same block row in it.
 template <class I>
 __device__ __forceinline__ bool starts_key(const I* __restrict__ ptr, const I* __restrict__ col,
                                            const EntryKey& ek, std::int64_t k, std::int64_t i,
-                                           std::int64_t j) {
+                                           std::int64_t j, bool first) {
+  if (ek.mode == KeyMode::Diagonal) return first || j == 0 || !above_on_diagonal(ptr, col, k, i, j);
   const std::int64_t begin = ptr[i];
-  if (ek.mode == KeyMode::Block) {
-    const std::int64_t b0 = j / ek.H * ek.H;  // the block column's first column
-    if (k > begin && static_cast<std::int64_t>(col[k - 1]) >= b0) return false;
-    if (i % ek.H == 0) return true;
-    const std::int64_t above = ptr[i - 1];
-    const std::int64_t p = lower_bound_index(col, above, begin, b0);
-    return p == begin || static_cast<std::int64_t>(col[p]) >= b0 + ek.H;
-  }
-  if (i % ek.H == 0 || j == 0) return true;
-  const std::int64_t above = ptr[i - 1];
-  const std::int64_t same = above + (k - begin);  // rows of the same shape first
-  if (same < begin && static_cast<std::int64_t>(col[same]) == j - 1) return false;
-  const std::int64_t p = lower_bound_index(col, above, begin, j - 1);
-  return p == begin || static_cast<std::int64_t>(col[p]) != j - 1;
+  const std::int64_t b0 = j / ek.H * ek.H;  // the block column's first column
+  if (k > begin && static_cast<std::int64_t>(col[k - 1]) >= b0) return false;
+  if (first) return true;
+  const std::int64_t p = lower_bound_index(col, std::int64_t{ptr[i - 1]}, begin, b0);
+  return p == begin || static_cast<std::int64_t>(col[p]) >= b0 + ek.H;
 }
 
 /// The keys of the entries that start one (starts_key), appended to keys in
@@ -100,7 +112,9 @@ __global__ void __launch_bounds__(kBlock)
   int n = 0;
   for_each_in_tile(ptr, ek.rows, nnz, [&](std::int64_t k, std::int64_t i) {
     const std::int64_t j = col[k];
-    if (starts_key(ptr, col, ek, k, i, j)) mine[n++] = ek.key(i, j);
+    const std::uint64_t g = ek.group(i);  // one division for the test and the key
+    if (starts_key(ptr, col, ek, k, i, j, i == static_cast<std::int64_t>(g) * ek.H))
+      mine[n++] = ek.key_in(g, i, j);
   });
   int offset = 0, total = 0;
   Scan(scan).ExclusiveSum(n, offset, total);
@@ -176,13 +190,7 @@ __global__ void __launch_bounds__(kBlock)
   for_each_in_tile(ptr, rows, nnz, [&](std::int64_t k, std::int64_t i) {
     const std::int64_t j = col[k];
     if (lower && j > i) return;
-    if (i > 0 && j > 0) {
-      const std::int64_t above = ptr[i - 1], begin = ptr[i];
-      const std::int64_t same = above + (k - begin);
-      if (same < begin && static_cast<std::int64_t>(col[same]) == j - 1) return;
-      const std::int64_t p = lower_bound_index(col, above, begin, j - 1);
-      if (p < begin && static_cast<std::int64_t>(col[p]) == j - 1) return;
-    }
+    if (i > 0 && j > 0 && above_on_diagonal(ptr, col, k, i, j)) return;
     set_bit(bits, j - i + rows - 1);
   });
 }
