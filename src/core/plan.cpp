@@ -378,8 +378,8 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
     // The candidates worth measuring among those the options allow, judged
     // against the best of them (a forced format or kernel: its own pick and
     // budget, not the unforced pick's).
-    Advice allowed = r.advice;
-    allowed.candidates.clear();
+    Advice allowed;  // tuning_candidates reads the candidates and the pick only
+    allowed.candidates.reserve(order.size());
     for (std::size_t i : order)
       allowed.candidates.push_back(cands[i]);
     allowed.pick = 0;

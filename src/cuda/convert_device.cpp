@@ -721,12 +721,10 @@ SymDia<T, I> device_to_sym_dia(const Csr<T, I>& A, const ConvertOptions& options
   };
   if (A.nnz() > 0 && A.rows() == A.cols() && diagonal_bit_words(A) >= 0 &&
       conv::count_zeros(A.values().data(), A.nnz()) == 0) {
-    const auto [stored, diagonal] = [&] {
-      const SymCheck sym = device_sym_check(A, "SYM_DIA");  // its row lengths freed here
-      return std::pair{sym.stored, sym.diagonal};
-    }();
-    if (auto d = dia_parts<T>(A, options, DiaOf{"SYM_DIA", stored, A.bytes(), true}))
-      return sym_dia(*d, diagonal);
+    SymCheck sym = device_sym_check(A, "SYM_DIA");
+    sym.count.reset();  // the lower row lengths: not needed here
+    if (auto d = dia_parts<T>(A, options, DiaOf{"SYM_DIA", sym.stored, A.bytes(), true}))
+      return sym_dia(*d, sym.diagonal);
   }
   Lower<T, I> low = device_lower(A, "SYM_DIA");
   const Csr<T, I> L(A.rows(), A.cols(), std::move(low.ptr), std::move(low.col), std::move(low.val),
