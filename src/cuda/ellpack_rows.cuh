@@ -112,6 +112,16 @@ struct HllLayout {
 /// S until the multiply, after the round's loads are all issued (widening
 /// each one as it arrived put a use right after every load and DIA-LP's loads
 /// stopped overlapping, diag_rows.cuh). With S = T, widen is the identity.
+/// The entries and their columns are read once, with evict-first loads
+/// (__ldcs), as the CSR kernels' streams: x's lines then stay in the caches.
+/// Against plain loads (H200, session 26, bench/profile/s26-stream-ab.sh, 16
+/// members, both precisions): SELL, SELL-LP and SELL-pack 1.016-1.039x
+/// (geomean), 1.07-1.10x on fem-b3-n500, 1.10-1.13x on road-n7000000 (f32),
+/// 1.11x SELL on rmat-s21-d8 (f64), within noise on the stencils. ELL and HLL
+/// (their own rounds, below) keep plain loads: there the same loads were
+/// 1.1-1.3x faster on the FEM and road members but 0.71x on ELL's
+/// random-n250000-d64 (f32) and 0.70x on HLL's two lanes on the power-law
+/// members (f64), and L1::no_allocate loads did the same.
 template <int V, class Off, class S, class C, class T>
 __device__ __forceinline__ T predicated_lane_sum(Off n, int sub, Off stride,
                                                  const S* __restrict__ v, const C* __restrict__ c,
@@ -125,8 +135,8 @@ __device__ __forceinline__ T predicated_lane_sum(Off n, int sub, Off stride,
     for (int u = 0; u < 4; ++u) {
       const bool in = j + u * V < n;
       const Off o = (j + u * V) * stride;
-      cu[u] = in ? c[o] : C{0};
-      vu[u] = in ? v[o] : S{0};
+      cu[u] = in ? __ldcs(c + o) : C{0};  // read once: evict first, x's lines stay
+      vu[u] = in ? __ldcs(v + o) : S{0};
     }
 #pragma unroll
     for (int u = 0; u < 4; ++u)
