@@ -336,6 +336,7 @@ TYPED_TEST(DiaLpFormat, AdvisorAndPlanUseItOnlyWhenAllowed) {
   work.products = 1000000;
   AdvisorOptions ao;
   ao.bandwidth_gbs = 100;
+  ao.compute_scale = 1;
   const auto lp_candidates = [](const Advice& adv) {
     std::vector<const Candidate*> out;
     for (const Candidate& c : adv.candidates)
@@ -361,13 +362,15 @@ TYPED_TEST(DiaLpFormat, AdvisorAndPlanUseItOnlyWhenAllowed) {
     EXPECT_EQ(static_cast<std::size_t>(c->bytes), to_dia_lp(A).bytes());
   }
   // Already in DIA-LP: the caller chose it.
-  const Advice kept = advise(A, work, AdvisorOptions{.bandwidth_gbs = 100}, Format::DiaLp);
+  const Advice kept =
+      advise(A, work, AdvisorOptions{.bandwidth_gbs = 100, .compute_scale = 1}, Format::DiaLp);
   for (const Candidate* c : lp_candidates(kept))
     EXPECT_TRUE(c->feasible) << c->reason;
 
   // Plans: never DIA-LP by default; forced, it is used.
   PlanOptions po;
   po.bandwidth_gbs = 100;
+  po.compute_scale = 1;
   const Plan<T, I> plain(A, work, po);
   EXPECT_NE(plain.report().format, Format::DiaLp);
   po.format = Format::DiaLp;

@@ -314,6 +314,7 @@ TYPED_TEST(SellLpFormat, AdvisorAndPlanUseItOnlyWhenAllowed) {
   work.products = 1000000;
   AdvisorOptions ao;
   ao.bandwidth_gbs = 100;
+  ao.compute_scale = 1;
   const auto lp_candidates = [](const Advice& adv) {
     std::vector<const Candidate*> out;
     for (const Candidate& c : adv.candidates)
@@ -338,13 +339,15 @@ TYPED_TEST(SellLpFormat, AdvisorAndPlanUseItOnlyWhenAllowed) {
       }
   }
   // Already in SELL-LP: the caller chose it.
-  const Advice kept = advise(A, work, AdvisorOptions{.bandwidth_gbs = 100}, Format::SellLp);
+  const Advice kept =
+      advise(A, work, AdvisorOptions{.bandwidth_gbs = 100, .compute_scale = 1}, Format::SellLp);
   for (const Candidate* c : lp_candidates(kept))
     EXPECT_TRUE(c->feasible) << c->reason;
 
   // Plans: never SELL-LP by default; forced, it is used.
   PlanOptions po;
   po.bandwidth_gbs = 100;
+  po.compute_scale = 1;
   const Plan<T, I> plain(A, work, po);
   EXPECT_NE(plain.report().format, Format::SellLp);
   po.format = Format::SellLp;

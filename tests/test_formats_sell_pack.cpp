@@ -306,7 +306,8 @@ TYPED_TEST(SellPackFormat, AdvisorFootprintIsTheConversionsBytes) {
         500, 100000, seed, [far](std::int64_t r) { return far && r % 3 == 0; },
         [](std::int64_t r) { return r % 13 == 0; });
     const Advice adv =
-        advise(A, Workload{}, AdvisorOptions{.backend = Backend::Cpu, .bandwidth_gbs = 10});
+        advise(A, Workload{},
+               AdvisorOptions{.backend = Backend::Cpu, .bandwidth_gbs = 10, .compute_scale = 1});
     std::int64_t predicted = -1, sell = -1;
     for (const Candidate& c : adv.candidates) {
       if (c.format == Format::SellPack) predicted = c.bytes;

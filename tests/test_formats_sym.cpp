@@ -361,6 +361,7 @@ TYPED_TEST(SymFormat, AutoPicksTheCpuKernelAndAdvisorConsidersItOnlyWhenSymmetri
   // symmetric matrix; refused, with the reason, for one that is not.
   AdvisorOptions options;
   options.bandwidth_gbs = 10;
+  options.compute_scale = 1;
   const Advice adv = advise(A, Workload{.products = 100}, options);
   int seen = 0;
   for (const Candidate& c : adv.candidates)
@@ -392,6 +393,7 @@ TYPED_TEST(SymFormat, PlanUpdatesValues) {
   const auto x = random_values<T>(A.cols(), seed + 1);
   PlanOptions po;
   po.bandwidth_gbs = 20;
+  po.compute_scale = 1;
   po.format = Format::SymCsr;
   Workload w;
   w.products = 10;

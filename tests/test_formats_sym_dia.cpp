@@ -318,6 +318,7 @@ TYPED_TEST(SymDiaFormat, AdvisorConsidersItOnlyWhenSymmetric) {
   const Csr<T, I> A = band_with_empty_rows<T, I>(3000, fresh_seed());
   AdvisorOptions options;
   options.bandwidth_gbs = 10;
+  options.compute_scale = 1;
   const Advice adv = advise(A, Workload{.products = 100}, options);
   int seen = 0;
   for (const Candidate& c : adv.candidates)
@@ -348,6 +349,7 @@ TYPED_TEST(SymDiaFormat, PlanUpdatesValues) {
   const auto x = random_values<T>(A.cols(), seed + 1);
   PlanOptions po;
   po.bandwidth_gbs = 20;
+  po.compute_scale = 1;
   po.format = Format::SymDia;
   Workload w;
   w.products = 10;

@@ -35,11 +35,12 @@
 namespace spx::test {
 namespace {
 
-/// The model's bandwidth is fixed, so that the answers do not depend on the
-/// machine's load: the copy bandwidth of the machine the CPU table was
-/// calibrated on (advisor-cpu-calibration-AMD-EPYC-20261126-s11-idle), since
-/// the CPU model's costs per row and per entry are seconds on that machine
-/// and only its bytes term scales with the bandwidth (docs/advisor.md).
+/// The model's bandwidth and compute scale are fixed, so that the answers do
+/// not depend on the machine or its load: the copy bandwidth of the machine
+/// the CPU table was calibrated on
+/// (advisor-cpu-calibration-AMD-EPYC-20261126-s11-idle) and a compute scale of
+/// 1, that machine's (its costs per row and per entry are seconds there;
+/// docs/advisor.md).
 constexpr double kHostGbs = 43.5;
 
 template <Value T, Index I>
@@ -51,6 +52,7 @@ AdvisorOptions host_options() {
   AdvisorOptions o;
   o.backend = Backend::Cpu;
   o.bandwidth_gbs = kHostGbs;
+  o.compute_scale = 1;
   return o;
 }
 
@@ -58,6 +60,7 @@ AdvisorOptions host_options() {
 PlanOptions host_plan_options() {
   PlanOptions o;
   o.bandwidth_gbs = kHostGbs;
+  o.compute_scale = 1;
   return o;
 }
 
@@ -1165,6 +1168,95 @@ TEST(Advisor, BandwidthIsMeasuredOnceAndCanBeOverridden) {
   const double measured = advisor_bandwidth(Backend::Cpu);
   EXPECT_GT(measured, 0.1);
   EXPECT_EQ(advisor_bandwidth(Backend::Cpu), measured);  // cached
+}
+
+TEST(Advisor, ComputeScaleIsMeasuredOnceAndCanBeOverridden) {
+  set_advisor_compute_scale(Backend::Cpu, 2.5);
+  EXPECT_EQ(advisor_compute_scale(Backend::Cpu), 2.5);
+  set_advisor_compute_scale(Backend::Cpu, 0);
+  const double measured = advisor_compute_scale(Backend::Cpu);  // the probe
+  EXPECT_TRUE(std::isfinite(measured));
+  EXPECT_GE(measured, 1.0 / 16);
+  EXPECT_LE(measured, 16.0);
+  EXPECT_EQ(advisor_compute_scale(Backend::Cpu), measured);  // cached
+  // CUDA has no compute rows: 1, measured nowhere (no device needed).
+  EXPECT_EQ(advisor_compute_scale(Backend::Cuda), 1.0);
+  // An advice without a scale given uses the process's.
+  const auto A = gen<double, std::int32_t>("stencil2d:n=20");
+  AdvisorOptions o = host_options();
+  o.compute_scale = 0;
+  EXPECT_EQ(advise(A, products(10), o).compute_scale, measured);
+
+  EXPECT_CONTAINS(message_of([&] { set_advisor_compute_scale(Backend::Cpu, -1); }),
+                  "set_advisor_compute_scale: -1");
+  EXPECT_CONTAINS(message_of([&] {
+                    set_advisor_compute_scale(Backend::Cpu,
+                                              std::numeric_limits<double>::quiet_NaN());
+                  }),
+                  "set_advisor_compute_scale: nan");
+  o.compute_scale = -2;
+  EXPECT_CONTAINS(message_of([&] { advise(A, products(10), o); }),
+                  "AdvisorOptions::compute_scale is -2");
+  PlanOptions po = host_plan_options();
+  po.compute_scale = std::numeric_limits<double>::infinity();
+  EXPECT_CONTAINS(message_of([&] { Plan<double, std::int32_t> p(A, products(10), po); }),
+                  "PlanOptions::compute_scale: inf");
+}
+
+TEST(Advisor, CpuComputeScaleMultipliesTheCostsPerRowAndEntry) {
+  // The CPU rows' costs per row, entry and scattered entry are the
+  // calibration machine's; on a machine k times slower at them (the probe's
+  // k) they cost k times more, the bytes term and the cost of a call
+  // unchanged, and so do the conversions, priced in the reference's (CSR's)
+  // products. On the session-26 CI machine (k about 3-5) CSR took 150-180 us
+  // on this stencil, DIA 31-73: a diagonal format repays itself sooner there.
+  const auto A = gen<double, std::int32_t>("stencil2d:n=200,points=5");
+  const auto advice = [&](double k, std::int64_t n) {
+    AdvisorOptions o = host_options();
+    o.compute_scale = k;
+    o.all_csr_kernels = true;
+    return advise(A, products(n), o);
+  };
+  const Advice a1 = advice(1, 1), a2 = advice(2, 1), a3 = advice(3, 1);
+  EXPECT_EQ(a1.compute_scale, 1.0);
+  EXPECT_EQ(a3.compute_scale, 3.0);
+  const auto find = [](const Advice& a, Format f, Algorithm al) {
+    for (const Candidate& c : a.candidates)
+      if (c.format == f && c.algorithm == al) return c;
+    ADD_FAILURE() << "no candidate " << to_string(f) << "/" << to_string(al);
+    return Candidate{};
+  };
+  const double bw = kHostGbs * 1e9;
+  int checked = 0;
+  for (const Candidate& c1 : a1.candidates) {
+    const detail::ComputeCost cc = detail::compute_cost(Backend::Cpu, c1.format, c1.algorithm);
+    if (!cc.found || !c1.feasible) continue;
+    SCOPED_TRACE(fmt::format("{}/{}", to_string(c1.format), to_string(c1.algorithm)));
+    const Candidate c2 = find(a2, c1.format, c1.algorithm), c3 = find(a3, c1.format, c1.algorithm);
+    // Linear in k: equal steps, and growing where the row has such costs.
+    EXPECT_NEAR(c3.product_s - c2.product_s, c2.product_s - c1.product_s, 1e-9 * c3.product_s);
+    EXPECT_NEAR(c3.convert_s - c2.convert_s, c2.convert_s - c1.convert_s,
+                1e-9 * c3.convert_s + 1e-18);
+    if (cc.row_s > 0 || cc.entry_s > 0 || cc.scatter_s > 0) {
+      EXPECT_GT(c2.product_s, c1.product_s);
+    }
+    if (c1.format == Format::Csr) {
+      const double want =
+          cc.fixed_s + cc.scaled(3).variable_s(static_cast<double>(c3.bytes_moved), bw,
+                                               static_cast<double>(A.rows()),
+                                               static_cast<double>(A.nnz()), a3.stats.scatter);
+      EXPECT_NEAR(c3.product_s, want, 1e-12 * want);
+    } else if (c1.convert_s > 0) {
+      EXPECT_GT(c2.convert_s, c1.convert_s);
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+  // DIA breaks even against CSR sooner on a machine slower at gathers.
+  const double even1 = find(a1, Format::Dia, Algorithm::CpuRows).break_even;
+  const double even4 = find(advice(4, 1), Format::Dia, Algorithm::CpuRows).break_even;
+  EXPECT_LT(even4, even1);
+  EXPECT_EQ(advice(4, 1000).chosen().format, Format::Dia);
 }
 
 // ---- plans: products and value updates ----------------------------------------------

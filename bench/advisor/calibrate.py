@@ -70,6 +70,7 @@ import math
 import statistics
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 # CPU kernels whose inner loop runs across rows (or a block's rows) and
 # vectorizes: their per-entry work scales with the value width (src/cpu/*.cpp).
@@ -108,6 +109,11 @@ def q(v, p):
 
 def backend(b):
     return "Backend::Cuda" if b == "cuda" else "Backend::Cpu"
+
+
+# The matrix, precision and kernel of advisor_compute_scale's probe
+# (src/core/advisor.cpp: stencil2d:n=200,points=5 in f64).
+PROBE = ("stencil2d-5pt-n200", "f64", "csr", "cpu_merge")
 
 
 def entries(r, m):
@@ -324,6 +330,7 @@ def table(runs, side, per_precision=False):
     fixed_times = defaultdict(list)
     compute = defaultdict(list)   # CPU kernels: (time, bytes_moved / bandwidth, rows, entries)
     conversions = []              # (backend, format, seconds, reference record, record, bandwidth)
+    probes = []                   # the compute-scale probe's records: (path, record, bandwidth, scatter)
     pairs = []
     sources = []
     refs = []
@@ -339,6 +346,9 @@ def table(runs, side, per_precision=False):
                 if r["status"] == "ok" and not r["baseline"] and r["correct"]
                 and r["matrix"] in mats and r.get("op", "spmv") == "spmv"]
         for r in good:
+            if (r["backend"], r["matrix"], r["precision"], r["format"], r["algorithm"]) == \
+                    ("cpu",) + PROBE:
+                probes.append((path, r, bw, scatter_of(mats[r["matrix"]], side)))
             if r["backend"] == "cpu":
                 e = entries(r, mats[r["matrix"]])
                 compute[(r["backend"], r["format"], r["algorithm"])].append(
@@ -371,6 +381,16 @@ def table(runs, side, per_precision=False):
     # backend's CSR has a compute row (the CPU), the model's reference product
     # less its fixed cost, the unit the advisor applies c in.
     ref_compute = {key[0]: v for key, v in costs.items() if key[1] == "csr"}
+    # The compute-scale probe's ratio on this machine (advisor_compute_scale's
+    # unit): CSR's measured over predicted variable time on the probe matrix,
+    # geometric mean over the runs that hold it; 1 without one.
+    probe_q = []
+    for path, r, bw, sc in probes:
+        if "cpu" in ref_compute:
+            kb, row_s, entry_s, scatter_s, _, fixed_s = ref_compute["cpu"][:6]
+            pred = kb * r["bytes_moved"] / bw + row_s * r["rows"] + (entry_s + scatter_s * sc) * r["nnz"]
+            probe_q.append((path, (r["time_s"] - fixed_s) / pred))
+    probe_ref = math.exp(sum(math.log(v) for _, v in probe_q) / len(probe_q)) if probe_q else 1.0
     for b, f, s, c, r, bw in conversions:
         t_ref = c["time_s"]
         if b in ref_compute:
@@ -465,6 +485,13 @@ def table(runs, side, per_precision=False):
                    .format(backend(key[0]), key[1], key[2], c[0], c[1], c[2], c[3], c[5], c[4],
                            len(compute[key]), c[6]))
     out.append("};")
+    out.append("")
+    out.append("// The compute-scale probe's ratio on the calibration machine (docs/advisor.md,")
+    out.append("// \"The machine's compute scale\"): CSR's merge path on {} in".format(PROBE[0]))
+    out.append("// {}, (measured - fixed) / (predicted - fixed) with the rows above,".format(PROBE[1]))
+    out.append("// the geometric mean over the runs: {}.".format(
+        "; ".join("{:.3f} ({})".format(v, Path(p).name) for p, v in probe_q) or "none, 1"))
+    out.append("constexpr double kComputeProbeReference = {:.3f};".format(probe_ref))
     out.append("// clang-format on")
     return "\n".join(out)
 

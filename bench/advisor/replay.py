@@ -16,13 +16,16 @@ of a call is its own fitted one (kCompute's fifth constant), kFixed's for a
 table that predates it; a kernel on one thread (calibrate.py's serial) adds
 the sixth per entry (0 for a table that predates it). --table INC replays
 another table than src/core/advisor_table.inc (bench/advisor/lofo.py).
+The CPU rows' costs per row, entry and scattered entry are multiplied by the
+run's compute scale (advisor.compute_scale in its JSON, 1 for runs before
+session 26) or by --compute-scale K.
 The bytes model's look-ups are the model's: a precision's own row of
 kReference and kRelative before the pooled one ("any"; a table that
 predates the column has pooled rows only), and a fixed cost of a call from
 at least MIN_RECORDS records, else the stand-in format's (FIXED_STAND_IN),
 else the default (a table whose kFixed predates the count trusts every row).
 
-usage: replay.py [--stats CSV]... [--table INC] FILE.json...
+usage: replay.py [--stats CSV]... [--table INC] [--compute-scale K] FILE.json...
 """
 import collections
 import math
@@ -50,7 +53,7 @@ def rows(inc, name):
     return out
 
 
-def replay(inc, d, side, groups=None, collect=None):
+def replay(inc, d, side, groups=None, collect=None, compute_scale=None):
     """{(precision, N): [(oracle / pick, matrix, pick)]} and the same for CSR
     with Auto, [oracle / CSR-Auto], of one run (loaded JSON) under the table
     `inc`; only the matrices of `groups` when given. With `collect` (a dict),
@@ -75,6 +78,13 @@ def replay(inc, d, side, groups=None, collect=None):
                tuple(map(float, r[3:8])) + (0.0,) if len(r) >= 10 else
                tuple(map(float, r[3:7])) + (None, 0.0) if len(r) >= 9 else
                tuple(map(float, r[3:6])) + (0.0, None, 0.0) for r in rows(inc, "kCompute")}
+    # The machine's compute scale (advisor_compute_scale): the run's, recorded
+    # in its advisor report since session 26 (1 before), or the caller's; it
+    # multiplies the costs per row, entry and scattered entry.
+    k = compute_scale if compute_scale is not None else \
+        (d.get("advisor") or {}).get("compute_scale", 1.0)
+    compute = {key: (c[0], c[1] * k, c[2] * k, c[3] * k, c[4], c[5])
+               for key, c in compute.items()}
     # The conversion's reference: CSR's compute row (the CPU has one CSR kernel).
     ref_compute = {k[0]: v for k, v in compute.items() if k[1] == "csr"}
 
@@ -207,11 +217,12 @@ def replay(inc, d, side, groups=None, collect=None):
 
 
 def main(argv):
-    opts, _, paths = split_args(argv, values=("--stats", "--table"))
+    opts, _, paths = split_args(argv, values=("--stats", "--table", "--compute-scale"))
     table = Path(opts["--table"][-1]) if opts["--table"] else TABLE
     inc, side = table.read_text(), read_scatter(opts["--stats"])
+    scale = float(opts["--compute-scale"][-1]) if opts["--compute-scale"] else None
     for path in paths:
-        worst_of, csr_res = replay(inc, load(path), side)
+        worst_of, csr_res = replay(inc, load(path), side, compute_scale=scale)
         res = {k: [x[0] for x in v] for k, v in worst_of.items()}
         print(path)
         for k in sorted(res):

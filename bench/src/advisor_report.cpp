@@ -258,7 +258,10 @@ void summarize_advisor(Results& res) {
     precisions.push_back(
         {{"precision", to_string(p)}, {"by_products", by_n}, {"entries", entries}});
   }
-  res.advisor = {{"mode", "model"}, {"precisions", precisions}};
+  // One scale per process: the first pick's (replay.py reads it).
+  res.advisor = {{"mode", "model"},
+                 {"compute_scale", res.advisor_picks.front().compute_scale},
+                 {"precisions", precisions}};
 }
 
 /// The advisor report lines of the table ("" without a report).
@@ -269,6 +272,9 @@ std::string advisor_table(const Results& res) {
       "measured format and kernel reaches); pick from the model only; tuned: the best "
       "of the candidates tuning_candidates takes (up to 3, within its budget), their "
       "conversions and 6 products each charged (N >= 100)\n";
+  if (const double k = res.advisor.value("compute_scale", 1.0); k != 1.0)
+    out += fmt::format("  (the CPU compute model scaled by this machine's compute scale, {:.2f})\n",
+                       k);
   const auto num = [](const json& v) {
     return v.is_number() ? fmt::format("{:.3f}", v.get<double>()) : std::string("-");
   };

@@ -302,7 +302,8 @@ struct AdvisorPick {
   Format format = Format::Csr;
   Algorithm algorithm = Algorithm::Auto;
   double predicted_total_s = 0;
-  double advise_s = 0;  ///< seconds the advice took
+  double advise_s = 0;       ///< seconds the advice took
+  double compute_scale = 1;  ///< Advice::compute_scale (the CPU model's machine factor)
   /// The candidates a tuning plan measures (spx::tuning_candidates; empty:
   /// it would not tune).
   std::vector<std::pair<Format, Algorithm>> tune_candidates;

@@ -96,6 +96,7 @@ void measure_matrix(const MatrixInfo& info, const Csr<T, I>& A,
         pick.algorithm = a.chosen().algorithm;
         pick.predicted_total_s = a.chosen().total_s;
         pick.advise_s = a.advise_s;
+        pick.compute_scale = a.compute_scale;
         for (std::size_t i : tuning_candidates(a, kAdvisorTuneCandidates))
           pick.tune_candidates.emplace_back(a.candidates[i].format, a.candidates[i].algorithm);
         if (space == Space::Device) {

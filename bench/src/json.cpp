@@ -46,7 +46,8 @@ constexpr Field kTop[] = {{"schema", K::String},           {"run", K::Object},
                           {"records", K::ObjectArray},     {"summary", K::ObjectArray},
                           {"headline", K::ObjectArray},    {"op", K::String, kOpt},
                           {"op_summary", K::Object, kOpt}, {"advisor", K::Object, kOpt}};
-constexpr Field kAdvisor[] = {{"mode", K::String}, {"precisions", K::ObjectArray}};
+constexpr Field kAdvisor[] = {
+    {"mode", K::String}, {"compute_scale", K::Number, kOpt}, {"precisions", K::ObjectArray}};
 constexpr Field kAdvisorPrecision[] = {
     {"precision", K::String}, {"by_products", K::ObjectArray}, {"entries", K::ObjectArray}};
 constexpr Field kAdvisorProducts[] = {

@@ -46,6 +46,11 @@ struct AdvisorOptions {
   /// Copy bandwidth of the backend in GB/s (10⁹ bytes read + written per
   /// second); 0: measured once per process (advisor_bandwidth).
   double bandwidth_gbs = 0;
+  /// The machine's factor on the CPU compute model's costs per row, entry
+  /// and scattered entry (> 0; docs/advisor.md, "The machine's compute
+  /// scale"); 0: measured once per process (advisor_compute_scale). Ignored
+  /// by backends without compute rows (CUDA).
+  double compute_scale = 0;
   /// Parameters of the conversions (block size, slice size, budget of the
   /// padded formats: a candidate the conversion would refuse is not one).
   /// A negative block_size chooses BCSR's b in 2..8 by bytes per nonzero.
@@ -96,6 +101,9 @@ struct Advice {
   Workload work;
   Backend backend = Backend::Cpu;
   double bandwidth_gbs = 0;
+  /// The compute model's machine factor used (1 where the backend has no
+  /// compute rows).
+  double compute_scale = 1;
   MatrixStats stats;
   /// Structural class used by the model: "regular", "irregular" or "skewed".
   std::string regularity;
@@ -145,5 +153,18 @@ double advisor_bandwidth(Backend backend);
 /// Replaces the measured bandwidth of `backend` (GB/s > 0), e.g. for tests;
 /// 0 removes the override. InvalidInput for a negative or non-finite value.
 void set_advisor_bandwidth(Backend backend, double gbs);
+
+/// The factor by which this machine's CPU products take longer than the CPU
+/// compute model's costs per row, entry and scattered entry predict, as
+/// calibrated (docs/advisor.md, "The machine's compute scale"): measured
+/// once per process by timing CSR's kernel on a 5-point stencil of 200 × 200
+/// (about 2 × 10⁵ nonzeros, f64), against the same ratio on the calibration
+/// machine, within [1/16, 16]; or the override. 1 for a backend without
+/// compute rows (CUDA), which it never measures.
+double advisor_compute_scale(Backend backend);
+/// Replaces the measured compute scale of `backend` (> 0), e.g. for tests or
+/// to reuse a measurement; 0 removes the override. InvalidInput for a
+/// negative or non-finite value.
+void set_advisor_compute_scale(Backend backend, double scale);
 
 }  // namespace spx

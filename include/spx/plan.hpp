@@ -63,6 +63,10 @@ struct PlanOptions {
   /// that keeps CSR without the advice never measures it: it uses the one
   /// set or measured earlier in the process, if any).
   double bandwidth_gbs = 0;
+  /// The CPU compute model's machine factor (AdvisorOptions::compute_scale);
+  /// 0: advisor_compute_scale() (a plan that keeps CSR without the advice
+  /// never measures it: its bound does not depend on it).
+  double compute_scale = 0;
   /// Conversion parameters (block_size < 0: BCSR's b chosen by the advisor).
   ConvertOptions convert{.block_size = -1};
   /// Let the advisor pick a format with reduced-precision values (SELL-LP,

@@ -498,14 +498,17 @@ class Advice(dict):
         return self.table()
 
 
-def advise(A, products=1, op="spmv", cols=1, memory_limit=None, bandwidth_gbs=0.0):
+def advise(A, products=1, op="spmv", cols=1, memory_limit=None, bandwidth_gbs=0.0,
+           compute_scale=0.0):
     """The advisor's ranking of every (format, kernel) for `products`
     products, conversion included: an Advice (a dict; print it for a table).
     A GPU matrix (CuPy, PyTorch) is advised for products on the GPU; a CSR
-    one is measured where it is (only its row pointers are copied)."""
+    one is measured where it is (only its row pointers are copied).
+    bandwidth_gbs and compute_scale (the CPU model's machine factor,
+    docs/advisor.md) are measured once per process when 0."""
     m = matrix(A)
     return Advice(_spx.advise(m._m, int(products), op, int(cols), memory_limit,
-                              float(bandwidth_gbs)))
+                              float(bandwidth_gbs), float(compute_scale)))
 
 
 # ---- SciPy interoperation ---------------------------------------------------

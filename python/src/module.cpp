@@ -562,6 +562,7 @@ nb::dict advice_dict(const spx::Advice& a) {
   d["cols"] = a.work.cols;
   d["backend"] = std::string(spx::to_string(a.backend));
   d["bandwidth_gbs"] = a.bandwidth_gbs;
+  d["compute_scale"] = a.compute_scale;
   d["regularity"] = a.regularity;
   d["why"] = a.why;
   d["pick"] = a.pick;
@@ -589,7 +590,7 @@ nb::dict advice_dict(const spx::Advice& a) {
 }
 
 nb::dict advise(const PyMatrix& self, i64 products, const std::string& op, i64 cols,
-                std::optional<i64> memory_limit, double bandwidth_gbs) {
+                std::optional<i64> memory_limit, double bandwidth_gbs, double compute_scale) {
   const spx::Workload w = workload(products, op, cols, memory_limit);
   return self.visit([&]<class P, class A>(P, const A& a) {
     using T = typename P::value;
@@ -600,6 +601,7 @@ nb::dict advise(const PyMatrix& self, i64 products, const std::string& op, i64 c
     spx::AdvisorOptions o;
     o.backend = a.space() == spx::Space::Host ? spx::Backend::Cpu : spx::Backend::Cuda;
     o.bandwidth_gbs = bandwidth_gbs;
+    o.compute_scale = compute_scale;
     spx::Advice adv;
     {
       nb::gil_scoped_release unlocked;
@@ -850,7 +852,7 @@ NB_MODULE(_spx, m) {
   m.def("batch", &make_batch, "matrices"_a);
 
   m.def("advise", &advise, "A"_a, "products"_a, "op"_a, "cols"_a, "memory_limit"_a.none(),
-        "bandwidth_gbs"_a);
+        "bandwidth_gbs"_a, "compute_scale"_a);
   nb::class_<PyPlan>(m, "Plan")
       .def("run", &plan_run, "alpha"_a, "x"_a.noconvert(), "beta"_a, "y"_a.noconvert(),
            "stream"_a = 0)

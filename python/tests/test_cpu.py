@@ -263,6 +263,25 @@ def test_plan_and_advise():
         spx.advise(A, products=10, op="spmv", cols=3)
 
 
+def test_advise_compute_scale():
+    """The CPU model's machine factor: measured once per process (a positive
+    number in [1/16, 16]) unless given; it prices CSR's costs per row and
+    entry, so a larger one makes CSR's product dearer; a bad one is named."""
+    A = random_csr(500, 500, 0.01)
+    measured = spx.advise(A, products=100)["compute_scale"]
+    assert 1 / 16 <= measured <= 16
+
+    def csr_product(adv):
+        return next(c["product_s"] for c in adv["candidates"] if c["format"] == "csr")
+
+    one = spx.advise(A, products=100, compute_scale=1.0)
+    four = spx.advise(A, products=100, compute_scale=4.0)
+    assert one["compute_scale"] == 1.0 and four["compute_scale"] == 4.0
+    assert csr_product(four) > csr_product(one)
+    with pytest.raises(spx.InvalidInput, match="compute_scale"):
+        spx.advise(A, products=100, compute_scale=-1.0)
+
+
 def test_plan_for_one_product_keeps_csr_without_advice():
     A = random_csr(500, 500, 0.01)
     x = nonzero_values(500, np.float64)

@@ -28,7 +28,10 @@
 #include "core/padded_size.hpp"
 #include "core/row_lengths.hpp"
 #include "core/stats.hpp"
+#include "spx/analysis.hpp"
 #include "spx/core/error.hpp"
+#include "spx/generate.hpp"
+#include "spx/ops.hpp"
 #include "spx/registry.hpp"
 
 namespace spx {
@@ -53,53 +56,130 @@ void check_workload(const Workload& work) {
 // ---- bandwidth ----------------------------------------------------------------
 
 namespace {
-struct BandwidthCache {
-  std::mutex lock;
-  std::map<Backend, double> measured, overridden;
+/// A property of each backend's machine, measured once per process or
+/// given (the override wins): the copy bandwidth, the compute scale.
+class MachineValues {
+ public:
+  /// The override, else the measured value, else nullopt.
+  std::optional<double> known(Backend b) {
+    std::lock_guard guard(lock_);
+    if (auto it = overridden_.find(b); it != overridden_.end()) return it->second;
+    if (auto it = measured_.find(b); it != measured_.end()) return it->second;
+    return std::nullopt;
+  }
+  /// known(b), else measure() recorded: one measurement at a time (two
+  /// at once would disturb each other), none once one is recorded.
+  template <class F>
+  double get(Backend b, F&& measure) {
+    if (const auto v = known(b)) return *v;
+    std::lock_guard one_at_a_time(measuring_);
+    if (const auto v = known(b)) return *v;
+    const double v = measure();
+    std::lock_guard guard(lock_);
+    measured_[b] = v;
+    return v;
+  }
+  /// Sets the override of b (0 removes it): InvalidInput naming `who` for a
+  /// negative or non-finite value, described as `what`.
+  void set(Backend b, double v, const char* who, const char* what) {
+    if (!std::isfinite(v) || v < 0)
+      throw InvalidInput(
+          fmt::format("{}: {}; expected a finite {} > 0 (0 removes it)", who, v, what));
+    std::lock_guard guard(lock_);
+    if (v == 0)
+      overridden_.erase(b);
+    else
+      overridden_[b] = v;
+  }
+
+ private:
+  std::mutex lock_, measuring_;
+  std::map<Backend, double> measured_, overridden_;
 };
-BandwidthCache& bandwidth_cache() {
-  static BandwidthCache cache;
-  return cache;
+MachineValues& bandwidths() {
+  static MachineValues values;
+  return values;
+}
+MachineValues& compute_scales() {
+  static MachineValues values;
+  return values;
 }
 }  // namespace
 
 double advisor_bandwidth(Backend backend) {
-  BandwidthCache& c = bandwidth_cache();
-  std::lock_guard guard(c.lock);
-  if (auto it = c.overridden.find(backend); it != c.overridden.end()) return it->second;
-  if (auto it = c.measured.find(backend); it != c.measured.end()) return it->second;
-  const detail::BackendModule* m = detail::find_backend(backend);
-  if (m == nullptr)
-    throw Unsupported(fmt::format("advisor: no {} backend in this build", to_string(backend)));
-  if (!m->available())
-    throw Unsupported(
-        fmt::format("advisor: the {} backend cannot run here (no device)", to_string(backend)));
-  if (m->copy_bandwidth == nullptr)
-    throw Unsupported(
-        fmt::format("advisor: the {} backend cannot measure its bandwidth", to_string(backend)));
-  const double gbs = m->copy_bandwidth() * 1e-9;
-  c.measured[backend] = gbs;
-  return gbs;
+  return bandwidths().get(backend, [&] {
+    const detail::BackendModule* m = detail::find_backend(backend);
+    if (m == nullptr)
+      throw Unsupported(fmt::format("advisor: no {} backend in this build", to_string(backend)));
+    if (!m->available())
+      throw Unsupported(
+          fmt::format("advisor: the {} backend cannot run here (no device)", to_string(backend)));
+    if (m->copy_bandwidth == nullptr)
+      throw Unsupported(
+          fmt::format("advisor: the {} backend cannot measure its bandwidth", to_string(backend)));
+    return m->copy_bandwidth() * 1e-9;
+  });
 }
 
 std::optional<double> detail::known_advisor_bandwidth(Backend backend) {
-  BandwidthCache& c = bandwidth_cache();
-  std::lock_guard guard(c.lock);
-  if (auto it = c.overridden.find(backend); it != c.overridden.end()) return it->second;
-  if (auto it = c.measured.find(backend); it != c.measured.end()) return it->second;
-  return std::nullopt;
+  return bandwidths().known(backend);
 }
 
 void set_advisor_bandwidth(Backend backend, double gbs) {
-  if (!std::isfinite(gbs) || gbs < 0)
-    throw InvalidInput(fmt::format(
-        "set_advisor_bandwidth: {} GB/s; expected a finite bandwidth > 0 (0 removes it)", gbs));
-  BandwidthCache& c = bandwidth_cache();
-  std::lock_guard guard(c.lock);
-  if (gbs == 0)
-    c.overridden.erase(backend);
-  else
-    c.overridden[backend] = gbs;
+  bandwidths().set(backend, gbs, "set_advisor_bandwidth", "bandwidth in GB/s");
+}
+
+// ---- the machine's compute scale ----------------------------------------------------
+
+namespace {
+/// Whether the model prices `backend`'s kernels with compute rows (the CPU).
+bool has_compute_rows(Backend backend) {
+  return detail::reference_compute(backend).found;
+}
+
+/// The probe (docs/advisor.md, "The machine's compute scale"): CSR's SpMV on
+/// a 5-point stencil of 200 × 200 in f64, the median of 15 timed products
+/// after 3 warm-ups (about 2 ms on the CI machine), less the row's cost of a
+/// call, over the row's predicted variable time, over the same ratio on the
+/// calibration machine.
+double measure_compute_scale(Backend backend) {
+  GenSpec spec = default_gen_spec(Generator::Stencil2d);
+  spec.n = 200;
+  spec.points = 5;
+  const Csr<double, std::int32_t> A = generate<double, std::int32_t>(spec);
+  const MatrixStats stats = analyze(A);
+  const detail::ComputeCost cc = detail::reference_compute(backend);
+  const double bytes = static_cast<double>(A.bytes()) + static_cast<double>(A.rows() + A.cols()) *
+                                                            static_cast<double>(sizeof(double));
+  const double predicted =
+      cc.variable_s(bytes, advisor_bandwidth(backend) * 1e9, static_cast<double>(A.rows()),
+                    static_cast<double>(A.nnz()), stats.scatter);
+  std::vector<double> x(static_cast<std::size_t>(A.cols()), 1.0);
+  std::vector<double> y(static_cast<std::size_t>(A.rows()), 0.0);
+  std::vector<double> seconds;
+  constexpr int kWarmups = 3, kTimed = 15;
+  for (int rep = 0; rep < kWarmups + kTimed; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    spmv(1.0, A, VectorView<const double>(x), 0.0, VectorView<double>(y));
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (rep >= kWarmups) seconds.push_back(t);
+  }
+  const auto median = seconds.begin() + kTimed / 2;
+  std::nth_element(seconds.begin(), median, seconds.end());
+  const double q = (*median - cc.fixed_s) / predicted / detail::compute_probe_reference();
+  if (!std::isfinite(q) || !(predicted > 0)) return 1.0;
+  return std::clamp(q, 1.0 / 16, 16.0);
+}
+}  // namespace
+
+double advisor_compute_scale(Backend backend) {
+  if (const auto known = compute_scales().known(backend)) return *known;
+  if (!has_compute_rows(backend)) return 1.0;
+  return compute_scales().get(backend, [&] { return measure_compute_scale(backend); });
+}
+
+void set_advisor_compute_scale(Backend backend, double scale) {
+  compute_scales().set(backend, scale, "set_advisor_compute_scale", "scale");
 }
 
 // ---- footprints from statistics --------------------------------------------------
@@ -685,8 +765,8 @@ struct Reference {
 };
 
 Reference reference_of(Backend b, std::int64_t bytes_moved, std::int64_t rows, std::int64_t nnz,
-                       double scatter, double gbs) {
-  const detail::ComputeCost rc = detail::reference_compute(b);
+                       double scatter, double gbs, double compute_scale) {
+  const detail::ComputeCost rc = detail::reference_compute(b).scaled(compute_scale);
   Reference ref{static_cast<double>(bytes_moved), rc.found, 0.0};
   // Without the serial path's term (the conversions were calibrated in units
   // of the product without it, calibrate.py).
@@ -727,6 +807,14 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
     adv.backend = options.backend;
     adv.bandwidth_gbs =
         options.bandwidth_gbs > 0 ? options.bandwidth_gbs : advisor_bandwidth(options.backend);
+    if (!std::isfinite(options.compute_scale) || options.compute_scale < 0)
+      throw InvalidInput(
+          fmt::format("advise: AdvisorOptions::compute_scale is {}; expected a finite scale > 0 "
+                      "(0: measured, advisor_compute_scale)",
+                      options.compute_scale));
+    adv.compute_scale = !has_compute_rows(options.backend) ? 1.0
+                        : options.compute_scale > 0        ? options.compute_scale
+                                                           : advisor_compute_scale(options.backend);
     adv.convert = options.convert;
     detail::check_advice_options(adv.convert);
     Profile p = profile(A, adv.convert);
@@ -745,7 +833,7 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
     // The conversions' reference: CSR's SpMV (a conversion does not depend on n).
     const Reference ref = reference_of(
         backend, csr_bytes + (A.rows() + A.cols()) * static_cast<std::int64_t>(sizeof(T)), A.rows(),
-        A.nnz(), p.stats.scatter, adv.bandwidth_gbs);
+        A.nnz(), p.stats.scatter, adv.bandwidth_gbs, adv.compute_scale);
 
     // One candidate per registered kernel of the backend and operation.
     std::vector<std::pair<Format, Algorithm>> kernels;
@@ -785,7 +873,9 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
       c.bytes = fp.bytes;
       c.bytes_moved = fp.bytes + dense;
       const double bw = adv.bandwidth_gbs * 1e9, moved = static_cast<double>(c.bytes_moved);
-      if (const detail::ComputeCost cc = detail::compute_cost(backend, f, a); cc.found) {
+      if (const detail::ComputeCost cc =
+              detail::compute_cost(backend, f, a).scaled(adv.compute_scale);
+          cc.found) {
         // The compute model (the CPU): a fitted cost per call, and costs per
         // byte, row, entry and scattered entry (MatrixStats::scatter), and
         // per entry more where the SpMV kernel runs on one thread (its

@@ -244,6 +244,10 @@ ComputeCost reference_compute(Backend b) {
   return {};
 }
 
+double compute_probe_reference() {
+  return kComputeProbeReference;
+}
+
 double conversion_products(Backend b, Format f) {
   const std::string_view fn = calibrated_name(b, f);
   double products = b == Backend::Cuda ? 15.0 : 5.0;

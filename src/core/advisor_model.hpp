@@ -198,11 +198,26 @@ struct ComputeCost {
     return bytes_factor * bytes_moved / bandwidth_bytes_s + row_s * rows +
            (entry_s + scatter_s * scatter + (serial ? serial_s : 0.0)) * entries;
   }
+  /// The row on a machine whose compute is `k` times the calibration
+  /// machine's (advisor_compute_scale): its costs per row, entry and
+  /// scattered entry times k. The bytes term follows the measured bandwidth
+  /// already; the cost of a call and the serial path's stay as calibrated.
+  ComputeCost scaled(double k) const {
+    ComputeCost c = *this;
+    c.row_s *= k;
+    c.entry_s *= k;
+    c.scatter_s *= k;
+    return c;
+  }
 };
 ComputeCost compute_cost(Backend b, Format f, Algorithm a);
 /// CSR's compute row on backend b, the conversions' reference where found
 /// (the CPU has one CSR kernel, its merge path).
 ComputeCost reference_compute(Backend b);
+/// CSR's compute row's ratio of measured to predicted variable time (less
+/// the cost of a call) on the compute-scale probe (a 5-point stencil of 200
+/// × 200, f64) on the calibration machine: advisor_compute_scale's unit.
+double compute_probe_reference();
 /// A conversion's calibrated cost in reference products per byte (CSR bytes
 /// plus the format's): the table's, else 15 (CUDA) or 5 (CPU).
 double conversion_products(Backend b, Format f);

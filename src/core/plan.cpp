@@ -85,7 +85,8 @@ std::optional<Kept> keep_csr_without_advice(Backend b, const Workload& w, const 
   if (csr_bytes <= 0) return std::nullopt;
   if (b == Backend::Cpu) {
     // CSR's product in the advice and the conversions' reference must be
-    // the same compute row for the bound to hold.
+    // the same compute row for the bound to hold (then the machine's compute
+    // scale, which multiplies both alike, cancels: it is not needed here).
     const detail::ComputeCost csr = detail::compute_cost(b, Format::Csr, Algorithm::CpuMerge);
     const detail::ComputeCost ref = detail::reference_compute(b);
     if (!csr.found || !ref.found || csr.bytes_factor != ref.bytes_factor ||
@@ -199,6 +200,10 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
     throw InvalidInput(fmt::format(
         "PlanOptions::tune_within = {}, tune_budget = {}; expected within >= 1, budget >= 0",
         options.tune_within, options.tune_budget));
+  if (!std::isfinite(options.compute_scale) || options.compute_scale < 0)
+    throw InvalidInput(
+        fmt::format("PlanOptions::compute_scale: {}; expected a finite scale > 0 (0: measured)",
+                    options.compute_scale));
   State& s = *s_;
   s.work = work;
   s.options = options;
@@ -310,6 +315,7 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
   AdvisorOptions ao;
   ao.backend = s.backend;
   ao.bandwidth_gbs = options.bandwidth_gbs;
+  ao.compute_scale = options.compute_scale;
   ao.convert = options.convert;
   ao.all_csr_kernels = options.algorithm != Algorithm::Auto;
   ao.allow_reduced_precision =

@@ -34,6 +34,7 @@ struct AdviseArgs {
   std::string backend = "cpu";
   double memory_mb = -1;
   double bandwidth = 0;
+  double compute_scale = 0;
   bool tune = false;
   bool json = false;
   bool allow_reduced_precision = false;
@@ -98,6 +99,7 @@ void advise_file(const AdviseArgs& args) {
     po.tune_within = 1e300;
     po.tune_budget = 1e300;
     po.bandwidth_gbs = args.bandwidth;
+    po.compute_scale = args.compute_scale;
     po.allow_reduced_precision = args.allow_reduced_precision;
     std::optional<Csr<T, I>> device;
     if (backend == Backend::Cuda) device = A.to(Space::Device);
@@ -109,6 +111,7 @@ void advise_file(const AdviseArgs& args) {
     AdvisorOptions ao;
     ao.backend = backend;
     ao.bandwidth_gbs = args.bandwidth;
+    ao.compute_scale = args.compute_scale;
     ao.allow_reduced_precision = args.allow_reduced_precision;
     adv = advise(A, work, ao);
   }
@@ -142,6 +145,7 @@ void advise_file(const AdviseArgs& args) {
                     {"cols", work.cols},
                     {"products", work.products},
                     {"bandwidth_gbs", adv.bandwidth_gbs},
+                    {"compute_scale", adv.compute_scale},
                     {"regularity", adv.regularity},
                     {"rows", adv.stats.rows},
                     {"nnz", adv.stats.nnz},
@@ -160,9 +164,11 @@ void advise_file(const AdviseArgs& args) {
   fmt::print("{}: {} x {}, {} nonzeros ({} values, {} indices), {} rows\n", args.file,
              adv.stats.rows, adv.stats.cols, adv.stats.nnz, type_name<T>(), index_name<I>(),
              adv.regularity);
-  fmt::print("{} x {}{} on the {} backend, copy bandwidth {:.1f} GB/s\n", work.products,
-             to_string(work.op), work.op == Op::Spmm ? fmt::format(" (n = {})", work.cols) : "",
-             to_string(backend), adv.bandwidth_gbs);
+  fmt::print(
+      "{} x {}{} on the {} backend, copy bandwidth {:.1f} GB/s{}\n", work.products,
+      to_string(work.op), work.op == Op::Spmm ? fmt::format(" (n = {})", work.cols) : "",
+      to_string(backend), adv.bandwidth_gbs,
+      backend == Backend::Cpu ? fmt::format(", compute scale {:.2f}", adv.compute_scale) : "");
   fmt::print("\n  {:<1} {:<6} {:<20} {:>12} {:>11} {:>11} {:>11} {:>10}  {}\n", "", "format",
              "kernel", "bytes", "product ms", "convert ms", "total ms", "break-even",
              args.tune ? "measured ms" : "");
@@ -212,6 +218,10 @@ void add_advise(CLI::App& app) {
   cmd->add_option("--bandwidth", args->bandwidth,
                   "Copy bandwidth in GB/s for the model (default: measured once)")
       ->check(positive_number());
+  cmd->add_option("--compute-scale", args->compute_scale,
+                  "CPU: how many times slower than the calibration machine this machine's "
+                  "per-row and per-entry costs are (default: measured once, docs/advisor.md)")
+      ->check(positive_number());
   cmd->add_flag("--tune", args->tune,
                 "Measure the best predicted candidates (converts them and runs a few products)");
   cmd->add_flag("--json", args->json, "Print the advice as JSON");
@@ -226,8 +236,9 @@ void add_advise(CLI::App& app) {
       "unless --tune) over the copy bandwidth times an efficiency calibrated per\n"
       "(format, kernel, structural class) against CSR's Auto kernel from the committed\n"
       "benchmark results; on the CPU, a cost per row and per entry plus a cost per\n"
-      "byte calibrated per (format, kernel). A conversion costs its bytes in\n"
-      "calibrated CSR products.\n"
+      "byte calibrated per (format, kernel), the per-row and per-entry costs scaled by\n"
+      "this machine's compute scale (a CSR product timed once against the model). A\n"
+      "conversion costs its bytes in calibrated CSR products.\n"
       "Formats over the memory limit or the conversions' padding budget are listed\n"
       "as not candidates, with the reason. The break-even column: the products after\n"
       "which the candidate beats CSR, conversion included. The pick is marked *. The\n"
