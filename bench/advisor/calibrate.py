@@ -113,7 +113,7 @@ def backend(b):
 
 # The matrix, precision and kernel of advisor_compute_scale's probe
 # (src/core/advisor.cpp: stencil2d:n=200,points=5 in f64).
-PROBE = ("stencil2d-5pt-n200", "f64", "csr", "cpu_merge")
+PROBE = ("stencil2d-5pt-n200", "f64", "csr", "cpu_merge", "i32")
 
 
 def entries(r, m):
@@ -346,8 +346,8 @@ def table(runs, side, per_precision=False):
                 if r["status"] == "ok" and not r["baseline"] and r["correct"]
                 and r["matrix"] in mats and r.get("op", "spmv") == "spmv"]
         for r in good:
-            if (r["backend"], r["matrix"], r["precision"], r["format"], r["algorithm"]) == \
-                    ("cpu",) + PROBE:
+            if (r["backend"], r["matrix"], r["precision"], r["format"], r["algorithm"],
+                    r["index"]) == ("cpu",) + PROBE:
                 probes.append((path, r, bw, scatter_of(mats[r["matrix"]], side)))
             if r["backend"] == "cpu":
                 e = entries(r, mats[r["matrix"]])
@@ -388,8 +388,11 @@ def table(runs, side, per_precision=False):
     for path, r, bw, sc in probes:
         if "cpu" in ref_compute:
             kb, row_s, entry_s, scatter_s, _, fixed_s = ref_compute["cpu"][:6]
-            pred = kb * r["bytes_moved"] / bw + row_s * r["rows"] + (entry_s + scatter_s * sc) * r["nnz"]
-            probe_q.append((path, (r["time_s"] - fixed_s) / pred))
+            # The compute part alone, as compute_scale_of: the bytes term
+            # (none in the committed table) is not the machine's compute.
+            compute_s = row_s * r["rows"] + (entry_s + scatter_s * sc) * r["nnz"]
+            bytes_s = kb * r["bytes_moved"] / bw
+            probe_q.append((path, (r["time_s"] - fixed_s - bytes_s) / compute_s))
     probe_ref = math.exp(sum(math.log(v) for _, v in probe_q) / len(probe_q)) if probe_q else 1.0
     for b, f, s, c, r, bw in conversions:
         t_ref = c["time_s"]
@@ -488,7 +491,8 @@ def table(runs, side, per_precision=False):
     out.append("")
     out.append("// The compute-scale probe's ratio on the calibration machine (docs/advisor.md,")
     out.append("// \"The machine's compute scale\"): CSR's merge path on {} in".format(PROBE[0]))
-    out.append("// {}, (measured - fixed) / (predicted - fixed) with the rows above,".format(PROBE[1]))
+    out.append("// {}, (measured - call - bytes term) / predicted compute time with the rows".format(PROBE[1]))
+    out.append("// above,")
     out.append("// the geometric mean over the runs: {}.".format(
         "; ".join("{:.3f} ({})".format(v, Path(p).name) for p, v in probe_q) or "none, 1"))
     out.append("constexpr double kComputeProbeReference = {:.3f};".format(probe_ref))

@@ -102,7 +102,8 @@ struct Advice {
   Backend backend = Backend::Cpu;
   double bandwidth_gbs = 0;
   /// The compute model's machine factor used (1 where the backend has no
-  /// compute rows).
+  /// compute rows; a plan that kept CSR without the advice reports its
+  /// option, 0 when none was given: nothing was measured for it).
   double compute_scale = 1;
   MatrixStats stats;
   /// Structural class used by the model: "regular", "irregular" or "skewed".
@@ -160,7 +161,9 @@ void set_advisor_bandwidth(Backend backend, double gbs);
 /// once per process by timing CSR's kernel on a 5-point stencil of 200 × 200
 /// (about 2 × 10⁵ nonzeros, f64), against the same ratio on the calibration
 /// machine, within [1/16, 16]; or the override. 1 for a backend without
-/// compute rows (CUDA), which it never measures.
+/// compute rows (CUDA), which it never measures and whose override it
+/// ignores. One measurement, on every thread of the machine, serves the
+/// whole process: a loaded machine measures a larger one (docs/advisor.md).
 double advisor_compute_scale(Backend backend);
 /// Replaces the measured compute scale of `backend` (> 0), e.g. for tests or
 /// to reuse a measurement; 0 removes the override. InvalidInput for a

@@ -140,8 +140,9 @@ bool has_compute_rows(Backend backend) {
 /// The probe (docs/advisor.md, "The machine's compute scale"): CSR's SpMV on
 /// a 5-point stencil of 200 × 200 in f64, the median of 15 timed products
 /// after 3 warm-ups (about 2 ms on the CI machine), less the row's cost of a
-/// call, over the row's predicted variable time, over the same ratio on the
-/// calibration machine.
+/// call and its bytes term (none in the committed table: then the bandwidth
+/// is not measured), over the row's predicted compute time, over the same
+/// ratio on the calibration machine (detail::compute_scale_of).
 double measure_compute_scale(Backend backend) {
   GenSpec spec = default_gen_spec(Generator::Stencil2d);
   spec.n = 200;
@@ -149,11 +150,15 @@ double measure_compute_scale(Backend backend) {
   const Csr<double, std::int32_t> A = generate<double, std::int32_t>(spec);
   const MatrixStats stats = analyze(A);
   const detail::ComputeCost cc = detail::reference_compute(backend);
-  const double bytes = static_cast<double>(A.bytes()) + static_cast<double>(A.rows() + A.cols()) *
-                                                            static_cast<double>(sizeof(double));
-  const double predicted =
-      cc.variable_s(bytes, advisor_bandwidth(backend) * 1e9, static_cast<double>(A.rows()),
-                    static_cast<double>(A.nnz()), stats.scatter);
+  const auto rows = static_cast<double>(A.rows()), nnz = static_cast<double>(A.nnz());
+  const double bytes_s =
+      cc.bytes_factor > 0
+          ? cc.bytes_factor *
+                (static_cast<double>(A.bytes()) +
+                 static_cast<double>(A.rows() + A.cols()) * static_cast<double>(sizeof(double))) /
+                (advisor_bandwidth(backend) * 1e9)
+          : 0.0;
+  const double compute_s = cc.row_s * rows + (cc.entry_s + cc.scatter_s * stats.scatter) * nnz;
   std::vector<double> x(static_cast<std::size_t>(A.cols()), 1.0);
   std::vector<double> y(static_cast<std::size_t>(A.rows()), 0.0);
   std::vector<double> seconds;
@@ -166,15 +171,13 @@ double measure_compute_scale(Backend backend) {
   }
   const auto median = seconds.begin() + kTimed / 2;
   std::nth_element(seconds.begin(), median, seconds.end());
-  const double q = (*median - cc.fixed_s) / predicted / detail::compute_probe_reference();
-  if (!std::isfinite(q) || !(predicted > 0)) return 1.0;
-  return std::clamp(q, 1.0 / 16, 16.0);
+  return detail::compute_scale_of(*median, cc.fixed_s, bytes_s, compute_s);
 }
 }  // namespace
 
 double advisor_compute_scale(Backend backend) {
+  if (!has_compute_rows(backend)) return 1.0;  // nothing to scale: no override either
   if (const auto known = compute_scales().known(backend)) return *known;
-  if (!has_compute_rows(backend)) return 1.0;
   return compute_scales().get(backend, [&] { return measure_compute_scale(backend); });
 }
 
@@ -805,13 +808,13 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
     Advice adv;
     adv.work = work;
     adv.backend = options.backend;
-    adv.bandwidth_gbs =
-        options.bandwidth_gbs > 0 ? options.bandwidth_gbs : advisor_bandwidth(options.backend);
     if (!std::isfinite(options.compute_scale) || options.compute_scale < 0)
       throw InvalidInput(
           fmt::format("advise: AdvisorOptions::compute_scale is {}; expected a finite scale > 0 "
                       "(0: measured, advisor_compute_scale)",
                       options.compute_scale));
+    adv.bandwidth_gbs =
+        options.bandwidth_gbs > 0 ? options.bandwidth_gbs : advisor_bandwidth(options.backend);
     adv.compute_scale = !has_compute_rows(options.backend) ? 1.0
                         : options.compute_scale > 0        ? options.compute_scale
                                                            : advisor_compute_scale(options.backend);

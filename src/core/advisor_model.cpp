@@ -3,6 +3,7 @@
 #include "core/advisor_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -246,6 +247,12 @@ ComputeCost reference_compute(Backend b) {
 
 double compute_probe_reference() {
   return kComputeProbeReference;
+}
+
+double compute_scale_of(double measured_s, double fixed_s, double bytes_s, double compute_s) {
+  const double k = (measured_s - fixed_s - bytes_s) / compute_s / kComputeProbeReference;
+  if (!(compute_s > 0) || !std::isfinite(k) || !(k > 0)) return 1.0;
+  return std::clamp(k, 1.0 / 16, 16.0);
 }
 
 double conversion_products(Backend b, Format f) {

@@ -214,10 +214,15 @@ ComputeCost compute_cost(Backend b, Format f, Algorithm a);
 /// CSR's compute row on backend b, the conversions' reference where found
 /// (the CPU has one CSR kernel, its merge path).
 ComputeCost reference_compute(Backend b);
-/// CSR's compute row's ratio of measured to predicted variable time (less
-/// the cost of a call) on the compute-scale probe (a 5-point stencil of 200
-/// × 200, f64) on the calibration machine: advisor_compute_scale's unit.
+/// CSR's compute row's ratio of measured to predicted compute time (less
+/// the cost of a call and the bytes term) on the compute-scale probe (a
+/// 5-point stencil of 200 × 200, f64) on the calibration machine:
+/// advisor_compute_scale's unit.
 double compute_probe_reference();
+/// The compute scale from the probe: (measured_s − fixed_s − bytes_s) /
+/// compute_s over compute_probe_reference(), within [1/16, 16]; 1 when it
+/// is not a finite positive number (compute_s ≤ 0, a NaN time).
+double compute_scale_of(double measured_s, double fixed_s, double bytes_s, double compute_s);
 /// A conversion's calibrated cost in reference products per byte (CSR bytes
 /// plus the format's): the table's, else 15 (CUDA) or 5 (CPU).
 double conversion_products(Backend b, Format f);

@@ -278,7 +278,8 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
       Advice& a = r.advice;
       a.work = work;
       a.backend = s.backend;
-      a.bandwidth_gbs = kept->gbs;  // the bound's (0: none, never measured for it)
+      a.bandwidth_gbs = kept->gbs;              // the bound's (0: none, never measured for it)
+      a.compute_scale = options.compute_scale;  // the bound needs none (0: not measured)
       a.convert = options.convert;
       // Only the counts (and the row lengths where the backend measured
       // them): the other statistics are what the plan skipped.
