@@ -3,16 +3,11 @@
 base time / variant time per (matrix, precision, format, algorithm) SpMV
 record measured in all runs, then the geomean and the least per (format,
 precision). Usage: ab_summary.py BASE.json[.gz] VARIANT.json[.gz]..."""
-import gzip
-import json
 import math
 import sys
 from collections import defaultdict
 
-
-def load(path):
-    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
-        return json.load(f)
+from spmm_auto_summary import load
 
 
 def times(path):

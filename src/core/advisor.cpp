@@ -150,7 +150,6 @@ double measure_compute_scale(Backend backend) {
   const Csr<double, std::int32_t> A = generate<double, std::int32_t>(spec);
   const MatrixStats stats = analyze(A);
   const detail::ComputeCost cc = detail::reference_compute(backend);
-  const auto rows = static_cast<double>(A.rows()), nnz = static_cast<double>(A.nnz());
   const double bytes_s =
       cc.bytes_factor > 0
           ? cc.bytes_factor *
@@ -158,7 +157,8 @@ double measure_compute_scale(Backend backend) {
                  static_cast<double>(A.rows() + A.cols()) * static_cast<double>(sizeof(double))) /
                 (advisor_bandwidth(backend) * 1e9)
           : 0.0;
-  const double compute_s = cc.row_s * rows + (cc.entry_s + cc.scatter_s * stats.scatter) * nnz;
+  const double compute_s =
+      cc.compute_s(static_cast<double>(A.rows()), static_cast<double>(A.nnz()), stats.scatter);
   std::vector<double> x(static_cast<std::size_t>(A.cols()), 1.0);
   std::vector<double> y(static_cast<std::size_t>(A.rows()), 0.0);
   std::vector<double> seconds;
@@ -177,7 +177,6 @@ double measure_compute_scale(Backend backend) {
 
 double advisor_compute_scale(Backend backend) {
   if (!has_compute_rows(backend)) return 1.0;  // nothing to scale: no override either
-  if (const auto known = compute_scales().known(backend)) return *known;
   return compute_scales().get(backend, [&] { return measure_compute_scale(backend); });
 }
 

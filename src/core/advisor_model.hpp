@@ -195,13 +195,18 @@ struct ComputeCost {
   /// runs on one thread (cpu_runs_serial of its cpu_thread_work).
   double variable_s(double bytes_moved, double bandwidth_bytes_s, double rows, double entries,
                     double scatter, bool serial = false) const {
-    return bytes_factor * bytes_moved / bandwidth_bytes_s + row_s * rows +
-           (entry_s + scatter_s * scatter + (serial ? serial_s : 0.0)) * entries;
+    return bytes_factor * bytes_moved / bandwidth_bytes_s + compute_s(rows, entries, scatter) +
+           (serial ? serial_s * entries : 0.0);
+  }
+  /// The costs per row, entry and scattered entry of one SpMV: what the
+  /// machine's compute scale multiplies (scaled, advisor_compute_scale).
+  double compute_s(double rows, double entries, double scatter) const {
+    return row_s * rows + (entry_s + scatter_s * scatter) * entries;
   }
   /// The row on a machine whose compute is `k` times the calibration
-  /// machine's (advisor_compute_scale): its costs per row, entry and
-  /// scattered entry times k. The bytes term follows the measured bandwidth
-  /// already; the cost of a call and the serial path's stay as calibrated.
+  /// machine's (advisor_compute_scale): compute_s times k. The bytes term
+  /// follows the measured bandwidth already; the cost of a call and the
+  /// serial path's stay as calibrated.
   ComputeCost scaled(double k) const {
     ComputeCost c = *this;
     c.row_s *= k;
