@@ -1644,6 +1644,45 @@ TEST(Plan, TuningBudgetCountsOnlyWhatTuningAdds) {
   EXPECT_TRUE(tuning_candidates(a, 3, 1.0001, 1e9).empty());
 }
 
+// On CUDA the SELL family's ThreadsPerRow SpMV with threads_per_row = 1 runs
+// their ThreadPerRow kernel: tuning measures that kernel once and gives the
+// place to the next candidate (session 27: SELL's pair took two of the three
+// places on random-n250000-d64 in f32 and the faster ELL was not measured).
+TEST(Plan, TuningMeasuresEachKernelOnce) {
+  const auto candidate = [](Format f, Algorithm a, double product_s) {
+    Candidate c;
+    c.format = f;
+    c.algorithm = a;
+    c.convert_s = 1e-4;
+    c.product_s = product_s;
+    c.total_s = c.convert_s + 1000 * product_s;
+    return c;
+  };
+  Advice a;
+  a.work.products = 1000;
+  a.backend = Backend::Cuda;
+  a.candidates = {candidate(Format::Sell, Algorithm::ThreadPerRow, 41e-6),
+                  candidate(Format::Sell, Algorithm::ThreadsPerRow, 41e-6),
+                  candidate(Format::Ell, Algorithm::ThreadPerRow, 42e-6),
+                  candidate(Format::SellPack, Algorithm::ThreadsPerRow, 43e-6),
+                  candidate(Format::SellPack, Algorithm::ThreadPerRow, 43e-6)};
+  a.pick = 0;
+  using V = std::vector<std::size_t>;
+  EXPECT_EQ(tuning_candidates(a, 3, 1.5, 1e9), (V{0, 2, 3}));
+  EXPECT_EQ(tuning_candidates(a, 5, 1.5, 1e9), (V{0, 2, 3}));
+  // With threads_per_row > 1 the lanes differ: two kernels.
+  a.convert.threads_per_row = 4;
+  EXPECT_EQ(tuning_candidates(a, 3, 1.5, 1e9), (V{0, 1, 2}));
+  // Neither the CPU nor SpMM has the pair.
+  a.convert.threads_per_row = 1;
+  a.backend = Backend::Cpu;
+  EXPECT_EQ(tuning_candidates(a, 3, 1.5, 1e9), (V{0, 1, 2}));
+  a.backend = Backend::Cuda;
+  a.work.op = Op::Spmm;
+  a.work.cols = 8;
+  EXPECT_EQ(tuning_candidates(a, 3, 1.5, 1e9), (V{0, 1, 2}));
+}
+
 TEST(Plan, DevicePlanEqualsSpmv) {
   SPX_REQUIRE_GPU_OR_SKIP();
   const auto A = gen<double, std::int32_t>("stencil2d:n=200,points=5");

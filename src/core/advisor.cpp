@@ -964,6 +964,29 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
   });
 }
 
+namespace {
+
+/// Whether candidates a and b run one kernel. On CUDA, the ThreadsPerRow SpMV
+/// of SELL, SELL-LP and SELL-pack launches sell_lanes(threads_per_row) lanes
+/// per row (src/cuda/sell.cu): one lane when the conversion's threads_per_row
+/// is 1 (the default), which is their ThreadPerRow kernel. The model predicts
+/// the two alike, so both would be measured, spending a tuning candidate on
+/// a second timing of one kernel (session 27: random-n250000-d64, f32, where
+/// SELL's pair took two of the three places and the faster ELL was left out).
+bool same_kernel(const Advice& advice, const Candidate& a, const Candidate& b) {
+  if (a.format != b.format) return false;
+  if (a.algorithm == b.algorithm) return true;
+  const bool sell_family =
+      a.format == Format::Sell || a.format == Format::SellLp || a.format == Format::SellPack;
+  const auto lanes = [](Algorithm x) {
+    return x == Algorithm::ThreadPerRow || x == Algorithm::ThreadsPerRow;
+  };
+  return advice.backend == Backend::Cuda && advice.work.op == Op::Spmv && sell_family &&
+         advice.convert.threads_per_row <= 1 && lanes(a.algorithm) && lanes(b.algorithm);
+}
+
+}  // namespace
+
 std::vector<std::size_t> tuning_candidates(const Advice& advice, int count, double within,
                                            double budget, int runs) {
   std::vector<std::size_t> out;
@@ -983,6 +1006,9 @@ std::vector<std::size_t> tuning_candidates(const Advice& advice, int count, doub
     const Candidate& c = advice.candidates[i];
     if (static_cast<int>(out.size()) == count) break;
     if (!c.feasible || c.total_s > within * best) continue;
+    if (std::any_of(out.begin(), out.end(),
+                    [&](std::size_t j) { return same_kernel(advice, advice.candidates[j], c); }))
+      continue;
     const bool convert = std::find(converted.begin(), converted.end(), c.format) == converted.end();
     const double add = runs * c.product_s + (convert ? c.convert_s : 0.0);
     if (cost + add > budget * best) {

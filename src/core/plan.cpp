@@ -385,7 +385,10 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
     // The candidates worth measuring among those the options allow, judged
     // against the best of them (a forced format or kernel: its own pick and
     // budget, not the unforced pick's).
-    Advice allowed;  // tuning_candidates reads the candidates and the pick only
+    Advice allowed;  // tuning_candidates reads these, the candidates and the pick
+    allowed.work = r.advice.work;
+    allowed.backend = r.advice.backend;
+    allowed.convert = r.advice.convert;
     allowed.candidates.reserve(order.size());
     for (std::size_t i : order)
       allowed.candidates.push_back(cands[i]);
