@@ -11,8 +11,10 @@ total of any SpX kernel (reduced-precision formats apart). For N = 100 and
 for each rule, with the number of members tuned:
 - "before": sessions 14-24, the 3 best within 1.5x, tuned only when what
   measuring all of them adds is within 5% of the pick's predicted total;
-- "now": session 25, taken best first while what they add stays within 2%,
-  a candidate past it skipped (a cheaper one after it may still be taken).
+- "s25": session 25, taken best first while what they add stays within 2%,
+  a candidate past it skipped (a cheaper one after it may still be taken);
+- "now": session 27, the same, each kernel measured once (the SELL family's
+  ThreadsPerRow with threads_per_row = 1 is its ThreadPerRow kernel).
 
 usage: tune_replay.py [--table INC] FILE.json...
 """
@@ -28,7 +30,21 @@ RUNS = 6  # bench::kAdvisorTuneProducts: one warm-up and five timed
 COUNT, WITHIN = 3, 1.5
 
 
-def candidates(cands, pick, budget, skip):
+SELL_FAMILY = ("sell", "sell_lp", "sell_pack")
+LANES = ("thread_per_row", "threads_per_row")
+
+
+def same_kernel(a, b, dedupe):
+    """spx's same_kernel for the suite's CUDA runs (threads_per_row = 1):
+    the SELL family's two one-lane SpMV kernels are one."""
+    if a["f"] != b["f"]:
+        return False
+    if a["a"] == b["a"]:
+        return True
+    return dedupe and a["f"] in SELL_FAMILY and a["a"] in LANES and b["a"] in LANES
+
+
+def candidates(cands, pick, budget, skip, dedupe=False):
     """The candidates measured (best first, within WITHIN x the pick's
     predicted total, at most COUNT), what measuring them adds counted as
     spx::tuning_candidates counts it. skip: one that would take the cost
@@ -39,6 +55,8 @@ def candidates(cands, pick, budget, skip):
         if len(out) == COUNT:
             break
         if c["total"] > WITHIN * pick["total"]:
+            continue
+        if any(same_kernel(o, c, dedupe) for o in out):
             continue
         convert = c["f"] not in made
         add = RUNS * c["pt"] + (c["pc"] if convert else 0.0)
@@ -57,8 +75,12 @@ def before(cands, pick):
     return candidates(cands, pick, 0.05, skip=False)
 
 
-def now(cands, pick):
+def session25(cands, pick):
     return candidates(cands, pick, 0.02, skip=True)
+
+
+def now(cands, pick):
+    return candidates(cands, pick, 0.02, skip=True, dedupe=True)
 
 
 def tuned_total(measured, pick, n):
@@ -76,7 +98,7 @@ def tuned_total(measured, pick, n):
 def main(argv):
     opts, _, paths = split_args(argv, values=("--table",))
     inc = (Path(opts["--table"][-1]) if opts["--table"] else TABLE).read_text()
-    rules = {"before": before, "now": now}
+    rules = {"before": before, "s25": session25, "now": now}
     for path in paths:
         collect = {}
         replay(inc, load(path), read_scatter([]), collect=collect)

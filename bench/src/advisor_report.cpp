@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -51,23 +52,32 @@ std::optional<std::pair<double, std::string>> emulate_tuning(const std::vector<R
   double tuning = 0, best_product = std::numeric_limits<double>::infinity();
   std::string best_name;
   std::vector<Format> converted;
-  for (const auto& [f, a] : pick.tune_candidates)
+  for (const auto& [f, a] : pick.tune_candidates) {
+    const Record* measured = nullptr;
+    std::optional<double> c;  // its conversion (0 for CSR)
     for (const Record& r : records) {
       if (r.matrix != pick.matrix || r.precision != pick.precision || r.op != BenchOp::Spmv ||
           r.format != f || r.algorithm != a)
         continue;
-      const auto c = total_of(r, 0);  // its conversion (0 for CSR), when measured
-      if (!c) continue;
-      if (std::find(converted.begin(), converted.end(), f) == converted.end()) {
-        converted.push_back(f);
-        tuning += *c;
-      }
-      tuning += kAdvisorTuneProducts * *r.time_s;
-      if (*r.time_s < best_product) {
-        best_product = *r.time_s;
-        best_name = fmt::format("{}/{}", to_string(f), to_string(a));
+      c = total_of(r, 0);
+      if (c) {
+        measured = &r;
+        break;
       }
     }
+    // A candidate the run did not measure (e.g. BCSR at a block size the
+    // bench does not run): what tuning would find is unknown.
+    if (measured == nullptr) return std::nullopt;
+    if (std::find(converted.begin(), converted.end(), f) == converted.end()) {
+      converted.push_back(f);
+      tuning += *c;
+    }
+    tuning += kAdvisorTuneProducts * *measured->time_s;
+    if (*measured->time_s < best_product) {
+      best_product = *measured->time_s;
+      best_name = fmt::format("{}/{}", to_string(f), to_string(a));
+    }
+  }
   if (best_name.empty()) return std::nullopt;
   return std::make_pair(tuning + static_cast<double>(n) * best_product, best_name);
 }
@@ -95,7 +105,7 @@ void summarize_advisor(Results& res) {
       int device_advices = 0, device_disagreements = 0;
       std::string worst_device_matrix;
       std::string worst_matrix;
-      int judged = 0, csr_judged = 0, unmeasured = 0;
+      int judged = 0, csr_judged = 0, unmeasured = 0, unemulated = 0;
       for (const AdvisorPick& pick : res.advisor_picks) {
         if (pick.precision != p || pick.products != n) continue;
         const Record* oracle = nullptr;
@@ -127,6 +137,8 @@ void summarize_advisor(Results& res) {
           if (tuned) {
             tuned_total = tuned->first;
             tuned_name = tuned->second;
+          } else {
+            ++unemulated;
           }
         } else {
           tuned_total = chosen != nullptr ? total_of(*chosen, n) : std::nullopt;
@@ -230,6 +242,7 @@ void summarize_advisor(Results& res) {
           {{"products", n},
            {"matrices", judged},
            {"unmeasured_picks", unmeasured},
+           {"unemulated_tunings", unemulated},
            {"geomean_oracle_over_pick", judged > 0 ? json(std::exp(log_pick / judged)) : json()},
            {"worst_oracle_over_pick", judged > 0 ? json(worst_pick) : json()},
            {"worst_matrix", worst_matrix},
@@ -278,6 +291,16 @@ std::string advisor_table(const Results& res) {
   const auto num = [](const json& v) {
     return v.is_number() ? fmt::format("{:.3f}", v.get<double>()) : std::string("-");
   };
+  // What the row could not judge: picks the run did not measure, tunings
+  // with a candidate it did not measure.
+  const auto unjudged = [](const json& b) {
+    std::string s;
+    if (const int k = b.value("unmeasured_picks", 0); k > 0)
+      s = fmt::format("{} picks not measured", k);
+    if (const int k = b.value("unemulated_tunings", 0); k > 0)
+      s += fmt::format("{}{} tunings not emulated", s.empty() ? "" : "; ", k);
+    return s.empty() ? s : "  (" + s + ")";
+  };
   for (const json& p : res.advisor["precisions"]) {
     out += fmt::format("  {:<4} {:>6} {:>9} {:>10} {:>10}  {:<28} {:>14} {:>12} {:>11} {:>11}\n",
                        p["precision"].get<std::string>(), "N", "matrices", "geomean", "worst",
@@ -289,10 +312,7 @@ std::string advisor_table(const Results& res) {
           num(b["geomean_oracle_over_pick"]), num(b["worst_oracle_over_pick"]),
           b["worst_matrix"].get<std::string>().substr(0, 28),
           num(b["geomean_oracle_over_csr_auto"]), num(b["worst_oracle_over_csr_auto"]),
-          num(b["geomean_oracle_over_tuned"]), num(b["worst_oracle_over_tuned"]),
-          b["unmeasured_picks"].get<int>() > 0
-              ? fmt::format("  ({} picks not measured)", b["unmeasured_picks"].get<int>())
-              : "");
+          num(b["geomean_oracle_over_tuned"]), num(b["worst_oracle_over_tuned"]), unjudged(b));
     for (const json& b : p["by_products"])
       if (b.value("plans_built", 0) > 0)
         out += fmt::format(

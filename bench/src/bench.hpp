@@ -411,7 +411,8 @@ void summarize_advisor(Results& results);
 /// `tuned`): each format of `pick.tune_candidates` converted once, the
 /// tuning products of every candidate, then `n` products of the candidate of
 /// least measured product time. Its total time and `format/algorithm`;
-/// nothing when no candidate was measured.
+/// nothing when a candidate was not measured (the report then does not
+/// judge the tuning: `unemulated_tunings`).
 std::optional<std::pair<double, std::string>> emulate_tuning(const std::vector<Record>& records,
                                                              const AdvisorPick& pick,
                                                              std::int64_t n);

@@ -54,6 +54,7 @@ constexpr Field kAdvisorProducts[] = {
     {"products", K::Integer},
     {"matrices", K::Integer},
     {"unmeasured_picks", K::Integer},
+    {"unemulated_tunings", K::Integer, kOpt},
     {"geomean_oracle_over_pick", K::NumberOrNull},
     {"worst_oracle_over_pick", K::NumberOrNull},
     {"worst_matrix", K::String},
