@@ -474,6 +474,46 @@ TEST(Advisor, CudaModelAnswersWithoutADevice) {
   EXPECT_EQ(advise(S, products(1), o).chosen().format, Format::Csr);
 }
 
+// The advisor does not offer a CUDA BCSR kernel that refuses the block size
+// it converts with (session 27: fem-b6-n250, b = 6, was advised
+// block_sub_warp, which needs b <= 4, at 1000 products); no GPU needed.
+TEST(Advisor, CudaBcsrKernelsThatRefuseTheBlockSizeAreNotCandidates) {
+  AdvisorOptions o;
+  o.backend = Backend::Cuda;
+  o.bandwidth_gbs = 3000;
+  const auto A = gen<double, std::int32_t>("fem:n=12,block=6");
+  if (!cuda_compiled()) {
+    EXPECT_CONTAINS(message_of<Unsupported>([&] { advise(A, products(1000), o); }),
+                    "no spmv kernel on the cuda backend");
+    return;
+  }
+  const auto bcsr = [&](const Advice& a, Algorithm alg) {
+    for (const Candidate& c : a.candidates)
+      if (c.format == Format::Bcsr && c.algorithm == alg) return c;
+    ADD_FAILURE() << "no candidate bcsr/" << to_string(alg);
+    return Candidate{};
+  };
+  o.convert.block_size = 6;
+  const Advice a6 = advise(A, products(1000), o);
+  EXPECT_FALSE(bcsr(a6, Algorithm::BlockSubWarp).feasible);
+  EXPECT_CONTAINS(bcsr(a6, Algorithm::BlockSubWarp).reason, "needs b <= 4");
+  EXPECT_FALSE(bcsr(a6, Algorithm::BlockByBlock).feasible);
+  EXPECT_CONTAINS(bcsr(a6, Algorithm::BlockByBlock).reason, "needs b <= 5");
+  EXPECT_FALSE(bcsr(a6, Algorithm::BlockRowShared).feasible);
+  EXPECT_TRUE(bcsr(a6, Algorithm::BlockByColumn).feasible)
+      << bcsr(a6, Algorithm::BlockByColumn).reason;
+  EXPECT_TRUE(a6.chosen().feasible);
+  if (a6.chosen().format == Format::Bcsr) {
+    EXPECT_EQ(a6.chosen().algorithm, Algorithm::BlockByColumn);
+  }
+  // With 2 x 2 blocks (6 x 6 ones split), block_sub_warp runs.
+  o.convert.block_size = 2;
+  const Advice a2 = advise(A, products(1000), o);
+  EXPECT_TRUE(bcsr(a2, Algorithm::BlockSubWarp).feasible)
+      << bcsr(a2, Algorithm::BlockSubWarp).reason;
+  EXPECT_FALSE(bcsr(a2, Algorithm::BlockRowShared).feasible);
+}
+
 TEST(Plan, DeviceBandwidthIsMeasured) {
   SPX_REQUIRE_GPU_OR_SKIP();
   EXPECT_GT(advisor_bandwidth(Backend::Cuda), 50.0);
@@ -1681,6 +1721,48 @@ TEST(Plan, TuningMeasuresEachKernelOnce) {
   a.work.op = Op::Spmm;
   a.work.cols = 8;
   EXPECT_EQ(tuning_candidates(a, 3, 1.5, 1e9), (V{0, 1, 2}));
+}
+
+// On the device, tuning measures SELL's one-lane pair once (ThreadsPerRow
+// with threads_per_row 1 is the ThreadPerRow kernel), and both where the
+// lanes differ: the options' threads_per_row, or the caller's SELL-P
+// matrix's own (session 27).
+TEST(Plan, DeviceTuningMeasuresSellsOneLanePairOnce) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  const auto A = gen<double, std::int32_t>("random:n=20000,degree=12");
+  const auto dA = A.to(Space::Device);
+  const auto sell_measured = [](const PlanReport& r) {
+    int k = 0;
+    for (const Candidate& c : r.advice.candidates)
+      k += c.measured && c.format == Format::Sell;
+    return k;
+  };
+  PlanOptions po;
+  po.tune = true;
+  po.tune_within = 1e9;
+  po.tune_budget = 1e9;
+  po.format = Format::Sell;
+  {
+    // One kernel: nothing to compare it with, so no tuning.
+    const Plan<double, std::int32_t> plan(dA, products(1000000), po);
+    EXPECT_FALSE(plan.report().tuned);
+    EXPECT_EQ(sell_measured(plan.report()), 0);
+  }
+  po.convert.threads_per_row = 4;
+  {
+    const Plan<double, std::int32_t> plan(dA, products(1000000), po);
+    EXPECT_TRUE(plan.report().tuned);
+    EXPECT_EQ(sell_measured(plan.report()), 2);
+  }
+  po.convert.threads_per_row = 1;
+  const auto S = to_sell(dA, ConvertOptions{.threads_per_row = 4});
+  const Plan<double, std::int32_t> plan(MatrixRef<double, std::int32_t>{&S}, products(1000000), po);
+  EXPECT_TRUE(plan.report().tuned);
+  EXPECT_EQ(sell_measured(plan.report()), 2);
+  const auto x = random_vector<double>(static_cast<std::size_t>(A.cols()), 13);
+  Array<double> dx = Array<double>(x).to(Space::Device), dy(A.rows(), Space::Device);
+  plan.run(1.0, dx, 0.0, dy);
+  expect_near_all(dy.to_vector(), csr_product(A, x), "tuned SELL-P plan");
 }
 
 TEST(Plan, DevicePlanEqualsSpmv) {

@@ -195,6 +195,22 @@ Regularity regularity_of(const MatrixStats& s) {
   return detail::regularity(s.row_max, s.row_mean, s.row_std);
 }
 
+/// Why a BCSR SpMV kernel of the backend would refuse the block size b the
+/// conversion uses ("" when it runs, or the candidate is not one): CUDA's
+/// block_sub_warp needs b <= 4, block_by_block b <= 5 and block_row_shared
+/// 16 <= b <= 32 (bcsr_refusal, src/cuda/bcsr.cu). Session 27: on
+/// fem-b6-n250 (b = 6) the model picked block_sub_warp at 1000 products, a
+/// kernel the plan would have converted for and then found it cannot run.
+/// A BCSR matrix the caller holds (`kept`) has its own b: its kernels are
+/// checked when a plan uses them.
+std::string bcsr_kernel_refusal(const detail::BackendModule* module, Op op, Format f, Algorithm a,
+                                bool kept, int b) {
+  if (f != Format::Bcsr || kept || op != Op::Spmv || module == nullptr ||
+      module->bcsr_refusal == nullptr)
+    return {};
+  return module->bcsr_refusal(a, b);
+}
+
 /// Footprint of one format, or why it is not a candidate.
 struct Footprint {
   std::int64_t bytes = 0;
@@ -867,6 +883,7 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
       }
     }
 
+    const detail::BackendModule* module = detail::find_backend(backend);
     for (const auto& [f, a] : kernels) {
       Candidate c;
       c.format = f;
@@ -913,6 +930,11 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
       } else if (!kept && !fp.refused.empty()) {
         c.feasible = false;
         c.reason = fp.refused;
+      } else if (const std::string why =
+                     bcsr_kernel_refusal(module, work.op, f, a, kept, p.block_size);
+                 !why.empty()) {
+        c.feasible = false;
+        c.reason = why;
       } else if (!kept && !convertible(f)) {
         c.feasible = false;
         c.reason = fmt::format("no conversion to {} in this build", to_string(f));

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "spx/core/types.hpp"
 #include "spx/registry.hpp"
@@ -48,6 +49,10 @@ struct BackendModule {
   Algorithm (*csr_spmv_auto)(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
                              std::int64_t empty_rows, std::int64_t bytes,
                              int value_bytes) = nullptr;
+  /// Why the backend's BCSR SpMV kernel `algorithm` cannot run on blocks of
+  /// b x b ("" when it can), or null when every block size runs. The advisor
+  /// does not offer a kernel that refuses the block size it converts with.
+  std::string (*bcsr_refusal)(Algorithm algorithm, int b) = nullptr;
   /// Adds the backend's kernels, Auto rules, conversions and vector
   /// operations to a registry.
   Registrar<float, std::int32_t> register_f32_i32 = nullptr;

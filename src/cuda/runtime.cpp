@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/backend.hpp"
+#include "cuda/blocked_kernels.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/launch.hpp"
@@ -123,6 +124,7 @@ const BackendModule& cuda_backend_module() {
       .copy_bandwidth = device_copy_bandwidth,
       .synchronize = device_synchronize,
       .csr_spmv_auto = cuda::choose_csr_from,
+      .bcsr_refusal = cuda::bcsr_refusal,
       .register_f32_i32 = register_cuda_kernels<float, std::int32_t>,
       .register_f32_i64 = register_cuda_kernels<float, std::int64_t>,
       .register_f64_i32 = register_cuda_kernels<double, std::int32_t>,
