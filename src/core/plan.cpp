@@ -389,6 +389,16 @@ Plan<T, I>::Plan(MatrixRef<T, I> A, const Workload& work, const PlanOptions& opt
     allowed.work = r.advice.work;
     allowed.backend = r.advice.backend;
     allowed.convert = r.advice.convert;
+    // A SELL-family matrix the caller holds runs its own lanes, not the
+    // options': its ThreadsPerRow is another kernel than ThreadPerRow when
+    // it was built with threads_per_row > 1.
+    std::visit(
+        [&](const auto* m) {
+          if constexpr (requires { m->threads_per_row(); })
+            allowed.convert.threads_per_row =
+                std::max(allowed.convert.threads_per_row, m->threads_per_row());
+        },
+        A);
     allowed.candidates.reserve(order.size());
     for (std::size_t i : order)
       allowed.candidates.push_back(cands[i]);
