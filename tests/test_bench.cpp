@@ -358,10 +358,28 @@ TEST(BenchAdvisor, EmulatedTuningConvertsEachFormatOnce) {
               1e-12);
   pick.tune_candidates = {{Format::Hdi, Algorithm::Diagonal}};
   EXPECT_FALSE(bench::emulate_tuning(records, pick, 100).has_value());
-  // One candidate not measured (the pick, say, at a BCSR block size the run
-  // did not time): the tuning is not emulated rather than judged on the rest.
+  // A candidate the run did not time (its format left out): the tuning is
+  // not emulated rather than judged on the rest.
   pick.tune_candidates = {{Format::Hdi, Algorithm::Diagonal}, {Format::Dia, Algorithm::Diagonal}};
   EXPECT_FALSE(bench::emulate_tuning(records, pick, 100).has_value());
+  // A kernel that refuses the matrix ("cannot run"): the plan converts for
+  // it, finds it cannot run and goes on; its conversion is charged.
+  auto refusing = record(Format::Bcsr, Algorithm::BlockSubWarp, 0, 0.7e-3);
+  refusing.status = bench::Status::Skipped;
+  refusing.time_s.reset();
+  refusing.reason = "cannot run: block_sub_warp needs b <= 4";
+  auto with_refusal = records;
+  with_refusal.push_back(refusing);
+  pick.tune_candidates = {{Format::Bcsr, Algorithm::BlockSubWarp},
+                          {Format::Dia, Algorithm::Diagonal}};
+  const auto after_refusal = bench::emulate_tuning(with_refusal, pick, 100);
+  ASSERT_TRUE(after_refusal.has_value());
+  EXPECT_EQ(after_refusal->second, "dia/diagonal");
+  EXPECT_NEAR(after_refusal->first,
+              0.7e-3 + 2e-3 + bench::kAdvisorTuneProducts * 80e-6 + 100 * 80e-6, 1e-12);
+  // Every candidate refused: nothing to keep.
+  pick.tune_candidates = {{Format::Bcsr, Algorithm::BlockSubWarp}};
+  EXPECT_FALSE(bench::emulate_tuning(with_refusal, pick, 100).has_value());
 }
 
 /// A small valid document to mutate.

@@ -20,19 +20,20 @@ using nlohmann::json;
 
 namespace {
 
+/// The conversion time of a record (0 for CSR: no conversion), or nothing.
+std::optional<double> conversion_of(const Record& r) {
+  if (r.format == Format::Csr) return 0.0;
+  if (r.convert_device_s) return *r.convert_device_s;
+  if (r.convert_host_s) return *r.convert_host_s;
+  return {};
+}
+
 /// Conversion + n products of a measured record, or nothing.
 std::optional<double> total_of(const Record& r, std::int64_t n) {
   if (r.status != Status::Ok || r.correct != true || !r.time_s || r.baseline) return {};
-  double convert = 0;
-  if (r.format != Format::Csr) {
-    if (r.convert_device_s)
-      convert = *r.convert_device_s;
-    else if (r.convert_host_s)
-      convert = *r.convert_host_s;
-    else
-      return {};
-  }
-  return convert + static_cast<double>(n) * *r.time_s;
+  const auto convert = conversion_of(r);
+  if (!convert) return {};
+  return *convert + static_cast<double>(n) * *r.time_s;
 }
 
 json kernel_name(const Record* r) {
@@ -52,26 +53,36 @@ std::optional<std::pair<double, std::string>> emulate_tuning(const std::vector<R
   double tuning = 0, best_product = std::numeric_limits<double>::infinity();
   std::string best_name;
   std::vector<Format> converted;
+  const auto convert_once = [&](Format f, double seconds) {
+    if (std::find(converted.begin(), converted.end(), f) != converted.end()) return;
+    converted.push_back(f);
+    tuning += seconds;
+  };
   for (const auto& [f, a] : pick.tune_candidates) {
     const Record* measured = nullptr;
-    std::optional<double> c;  // its conversion (0 for CSR)
+    const Record* refused = nullptr;  // the kernel refused this matrix
     for (const Record& r : records) {
       if (r.matrix != pick.matrix || r.precision != pick.precision || r.op != BenchOp::Spmv ||
-          r.format != f || r.algorithm != a)
+          r.format != f || r.algorithm != a || r.baseline)
         continue;
-      c = total_of(r, 0);
-      if (c) {
+      if (total_of(r, 0)) {
         measured = &r;
         break;
       }
+      if (r.status == Status::Skipped && r.reason.starts_with("cannot run")) refused = &r;
     }
-    // A candidate the run did not measure (e.g. BCSR at a block size the
-    // bench does not run): what tuning would find is unknown.
-    if (measured == nullptr) return std::nullopt;
-    if (std::find(converted.begin(), converted.end(), f) == converted.end()) {
-      converted.push_back(f);
-      tuning += *c;
+    if (measured == nullptr) {
+      // A kernel that refuses the matrix: the plan converts for it, finds
+      // it cannot run (its can_run) and goes on with the other candidates.
+      if (refused != nullptr && conversion_of(*refused)) {
+        convert_once(f, *conversion_of(*refused));
+        continue;
+      }
+      // A candidate the run did not time (its format left out, the time
+      // budget spent): what tuning would find is unknown.
+      return std::nullopt;
     }
+    convert_once(f, *conversion_of(*measured));
     tuning += kAdvisorTuneProducts * *measured->time_s;
     if (*measured->time_s < best_product) {
       best_product = *measured->time_s;

@@ -410,9 +410,11 @@ void summarize_advisor(Results& results);
 /// A tuning plan emulated with a run's measurements (the advisor report's
 /// `tuned`): each format of `pick.tune_candidates` converted once, the
 /// tuning products of every candidate, then `n` products of the candidate of
-/// least measured product time. Its total time and `format/algorithm`;
-/// nothing when a candidate was not measured (the report then does not
-/// judge the tuning: `unemulated_tunings`).
+/// least measured product time. A candidate whose kernel refused the matrix
+/// ("cannot run") is converted for and passed over, as a plan does. Its
+/// total time and `format/algorithm`; nothing when no candidate ran or one
+/// was not timed at all (the report then does not judge the tuning:
+/// `unemulated_tunings`).
 std::optional<std::pair<double, std::string>> emulate_tuning(const std::vector<Record>& records,
                                                              const AdvisorPick& pick,
                                                              std::int64_t n);
