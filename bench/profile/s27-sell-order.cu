@@ -12,7 +12,7 @@
 // docs/formats.md "SELL's and SELL-pack's load order"): the verbatim copy
 // reproduces the gap on synthetic data (f32 65.6 against 88.2 us, f64 123.6
 // against 103.0), the replica compiles to SELL's schedule and runs as SELL
-// does; no order is faster everywhere (each loses 6-20% somewhere).
+// does; no order is faster everywhere (each loses 8-20% somewhere).
 // Not part of the build:
 //   nvcc -O3 -arch=sm_90 -std=c++20 --expt-relaxed-constexpr -Iinclude -Isrc \
 //       bench/profile/s27-sell-order.cu -o /tmp/sell-order
