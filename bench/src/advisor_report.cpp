@@ -74,8 +74,8 @@ std::optional<std::pair<double, std::string>> emulate_tuning(const std::vector<R
     if (measured == nullptr) {
       // A kernel that refuses the matrix: the plan converts for it, finds
       // it cannot run (its can_run) and goes on with the other candidates.
-      if (refused != nullptr && conversion_of(*refused)) {
-        convert_once(f, *conversion_of(*refused));
+      if (const auto c = refused != nullptr ? conversion_of(*refused) : std::nullopt) {
+        convert_once(f, *c);
         continue;
       }
       // A candidate the run did not time (its format left out, the time

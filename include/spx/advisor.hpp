@@ -143,8 +143,8 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
 /// cannot pay for itself. The default budget, 2%, is about what the model
 /// alone misses on average at 100 and 1000 products (docs/advisor.md,
 /// "Tuning's budget"). A candidate that runs the same kernel as one already
-/// taken is passed over (on CUDA, the SELL family's ThreadsPerRow SpMV when
-/// advice.convert.threads_per_row is 1: its ThreadPerRow kernel).
+/// taken is passed over, as its backend tells (on CUDA, the SELL family's
+/// ThreadsPerRow SpMV with one lane a row: its ThreadPerRow kernel).
 std::vector<std::size_t> tuning_candidates(const Advice& advice, int count = 3, double within = 1.5,
                                            double budget = 0.02, int runs = 6);
 

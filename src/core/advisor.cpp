@@ -872,8 +872,8 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
     // the adaptive kernel on small real matrices whose products are latency-
     // bound (ca-grqc: 11.6 us against the vector kernel's 5.9 us that Auto
     // picks; docs/advisor.md, "CSR's kernel").
+    const detail::BackendModule* module = detail::find_backend(backend);
     if (work.op == Op::Spmv && !options.all_csr_kernels) {
-      const detail::BackendModule* module = detail::find_backend(backend);
       if (module != nullptr && module->csr_spmv_auto != nullptr && module->available()) {
         const Algorithm a =
             module->csr_spmv_auto(p.stats.rows, p.stats.nnz, p.stats.row_max, p.stats.empty_rows,
@@ -883,7 +883,6 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
       }
     }
 
-    const detail::BackendModule* module = detail::find_backend(backend);
     for (const auto& [f, a] : kernels) {
       Candidate c;
       c.format = f;
@@ -988,23 +987,16 @@ Advice advise(const Csr<T, I>& A, const Workload& work, const AdvisorOptions& op
 
 namespace {
 
-/// Whether candidates a and b run one kernel. On CUDA, the ThreadsPerRow SpMV
-/// of SELL, SELL-LP and SELL-pack launches sell_lanes(threads_per_row) lanes
-/// per row (src/cuda/sell.cu): one lane when the conversion's threads_per_row
-/// is 1 (the default), which is their ThreadPerRow kernel. The model predicts
-/// the two alike, so both would be measured, spending a tuning candidate on
-/// a second timing of one kernel (session 27: random-n250000-d64, f32, where
-/// SELL's pair took two of the three places and the faster ELL was left out).
-bool same_kernel(const Advice& advice, const Candidate& a, const Candidate& b) {
-  if (a.format != b.format) return false;
-  if (a.algorithm == b.algorithm) return true;
-  const bool sell_family =
-      a.format == Format::Sell || a.format == Format::SellLp || a.format == Format::SellPack;
-  const auto lanes = [](Algorithm x) {
-    return x == Algorithm::ThreadPerRow || x == Algorithm::ThreadsPerRow;
-  };
-  return advice.backend == Backend::Cuda && advice.work.op == Op::Spmv && sell_family &&
-         advice.convert.threads_per_row <= 1 && lanes(a.algorithm) && lanes(b.algorithm);
+/// The algorithm whose kernel candidate c runs once converted with the
+/// advice's options (BackendModule::spmv_runs_as; c's own without that
+/// hook, and for SpMM). The model predicts two such candidates alike, so
+/// tuning would spend a place on a second timing of one kernel (session 27:
+/// random-n250000-d64, f32, where SELL's one-lane pair took two of the three
+/// places and the faster ELL was left out).
+Algorithm runs_as(const detail::BackendModule* module, const Advice& advice, const Candidate& c) {
+  if (module == nullptr || module->spmv_runs_as == nullptr || advice.work.op != Op::Spmv)
+    return c.algorithm;
+  return module->spmv_runs_as(c.format, c.algorithm, advice.convert);
 }
 
 }  // namespace
@@ -1023,13 +1015,17 @@ std::vector<std::size_t> tuning_candidates(const Advice& advice, int count, doub
   // take the cost past the budget is passed over, and a later, cheaper one
   // (another kernel of a format already taken, CSR) may still fit.
   std::vector<Format> converted{pick.format};
+  const detail::BackendModule* module = detail::find_backend(advice.backend);
   double cost = 0;
   for (std::size_t i = 0; i < advice.candidates.size(); ++i) {
     const Candidate& c = advice.candidates[i];
     if (static_cast<int>(out.size()) == count) break;
     if (!c.feasible || c.total_s > within * best) continue;
-    if (std::any_of(out.begin(), out.end(),
-                    [&](std::size_t j) { return same_kernel(advice, advice.candidates[j], c); }))
+    const Algorithm kernel = runs_as(module, advice, c);
+    if (std::any_of(out.begin(), out.end(), [&](std::size_t j) {
+          const Candidate& o = advice.candidates[j];
+          return o.format == c.format && runs_as(module, advice, o) == kernel;
+        }))
       continue;
     const bool convert = std::find(converted.begin(), converted.end(), c.format) == converted.end();
     const double add = runs * c.product_s + (convert ? c.convert_s : 0.0);

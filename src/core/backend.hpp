@@ -53,6 +53,11 @@ struct BackendModule {
   /// b x b ("" when it can), or null when every block size runs. The advisor
   /// does not offer a kernel that refuses the block size it converts with.
   std::string (*bcsr_refusal)(Algorithm algorithm, int b) = nullptr;
+  /// The algorithm whose kernel the SpMV `algorithm` of `format` runs once
+  /// converted with `options`, or null when each runs its own: tuning
+  /// measures a kernel once (tuning_candidates).
+  Algorithm (*spmv_runs_as)(Format format, Algorithm algorithm,
+                            const ConvertOptions& options) = nullptr;
   /// Adds the backend's kernels, Auto rules, conversions and vector
   /// operations to a registry.
   Registrar<float, std::int32_t> register_f32_i32 = nullptr;

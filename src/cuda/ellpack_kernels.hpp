@@ -49,6 +49,11 @@ void spmv_sell_threads(T alpha, const Sell<T, I>& A, const T* x, T beta, T* y, c
 /// Lanes per row the SELL-P kernel uses for a format built with
 /// `threads_per_row`.
 int sell_lanes(int threads_per_row);
+/// BackendModule::spmv_runs_as: the ThreadsPerRow SpMV of SELL, SELL-LP and
+/// SELL-pack with one lane a row (sell_lanes(options.threads_per_row) == 1,
+/// the default) launches their ThreadPerRow kernel; every other algorithm
+/// runs its own.
+Algorithm sell_family_runs_as(Format format, Algorithm algorithm, const ConvertOptions& options);
 
 /// Auto for SELL: ThreadsPerRow when the format was built for more than one
 /// thread per row (threads_per_row > 1), ThreadPerRow otherwise.

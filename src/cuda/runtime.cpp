@@ -10,6 +10,7 @@
 #include "core/backend.hpp"
 #include "cuda/blocked_kernels.hpp"
 #include "cuda/check.hpp"
+#include "cuda/ellpack_kernels.hpp"
 #include "cuda/kernels.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/register.hpp"
@@ -125,6 +126,7 @@ const BackendModule& cuda_backend_module() {
       .synchronize = device_synchronize,
       .csr_spmv_auto = cuda::choose_csr_from,
       .bcsr_refusal = cuda::bcsr_refusal,
+      .spmv_runs_as = cuda::sell_family_runs_as,
       .register_f32_i32 = register_cuda_kernels<float, std::int32_t>,
       .register_f32_i64 = register_cuda_kernels<float, std::int64_t>,
       .register_f64_i32 = register_cuda_kernels<double, std::int32_t>,

@@ -72,6 +72,15 @@ int sell_lanes(int threads_per_row) {
   return v;
 }
 
+Algorithm sell_family_runs_as(Format format, Algorithm algorithm, const ConvertOptions& options) {
+  const bool sell_family =
+      format == Format::Sell || format == Format::SellLp || format == Format::SellPack;
+  return sell_family && algorithm == Algorithm::ThreadsPerRow &&
+                 sell_lanes(options.threads_per_row) == 1
+             ? Algorithm::ThreadPerRow
+             : algorithm;
+}
+
 template <Value T, Index I>
 void spmv_sell_thread(T alpha, const Sell<T, I>& A, const T* x, T beta, T* y,
                       const ExecContext& ctx) {
