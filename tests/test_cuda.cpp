@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -22,6 +23,8 @@
 
 #if SPX_HAVE_CUDA
 #include <cuda_runtime_api.h>
+
+#include "cuda/kernels.hpp"
 #endif
 
 #include "baselines/baselines.hpp"
@@ -566,11 +569,71 @@ TEST(CudaBackend, AutoRuleForFemRowsOf18) {
   EXPECT_EQ(cuda->csr_spmv_auto(rows, nnz, 18, 0, big, 4), Algorithm::NonzeroSplit);
   EXPECT_EQ(cuda->csr_spmv_auto(rows, nnz, 18, 0, big, 8), Algorithm::Adaptive);
   EXPECT_EQ(cuda->csr_spmv_auto(rows, nnz, 18, 1, big, 4), Algorithm::Adaptive);
-  EXPECT_EQ(cuda->csr_spmv_auto(750000, 20250000, 27, 0, big, 4), Algorithm::Adaptive);
-  // The edges: mean 16 takes it, mean 24 (V = 8 lanes of 3) does not.
+  // The edge: mean 16 takes it. From mean 24 (V = 8 lanes of 3) the choice
+  // depends on the device's memory (AutoRuleForF32RowsOf24To60FollowsTheMemoryPerSm).
   EXPECT_EQ(cuda->csr_spmv_auto(rows, 16 * rows, 16, 0, big, 4), Algorithm::NonzeroSplit);
-  EXPECT_EQ(cuda->csr_spmv_auto(rows, 24 * rows, 24, 0, big, 4), Algorithm::Adaptive);
 }
+
+#if SPX_HAVE_CUDA
+// f32 rows of 24-60 (V = 8 or 16 lanes) beyond the L2 cache without empty
+// rows: nonzero split on a GPU whose peak memory bandwidth is at least 30
+// GB/s per SM (the H200's 37), V lanes below (the H100's 25). The rule is a
+// pure function of the device's figures, so no GPU is needed.
+TEST(CudaBackend, AutoRuleForF32RowsOf24To60FollowsTheMemoryPerSm) {
+  const cuda::AutoDevice h100{132 * 2048, 50 << 20, 132, 3352.3};
+  const cuda::AutoDevice h200{132 * 2048, 60 << 20, 132, 4915.2};
+  const cuda::AutoDevice none{};
+  const std::int64_t big = std::int64_t{1} << 40;  // bytes: more than any L2
+  struct Case {
+    std::int64_t rows, nnz, max_len;
+  };
+  // fem-b3-n500 (mean 27, V = 8), fem-b6-n250 (54, V = 16), and the edges
+  // of the band: 24 (V = 8) and just below 60 (V = 16).
+  for (const Case c : {Case{375000, 10035000, 27}, Case{250000, 13500000, 54},
+                       Case{1000000, 24000000, 24}, Case{1000000, 59999999, 60}}) {
+    SCOPED_TRACE(fmt::format("rows {} nnz {}", c.rows, c.nnz));
+    EXPECT_EQ(cuda::choose_csr_on(h200, c.rows, c.nnz, c.max_len, 0, big, 4),
+              Algorithm::NonzeroSplit);
+    EXPECT_EQ(cuda::choose_csr_on(h100, c.rows, c.nnz, c.max_len, 0, big, 4), Algorithm::Adaptive);
+    EXPECT_EQ(cuda::choose_csr_on(none, c.rows, c.nnz, c.max_len, 0, big, 4), Algorithm::Adaptive);
+    // f64, an empty row, or a matrix the L2 cache holds keep V lanes.
+    EXPECT_EQ(cuda::choose_csr_on(h200, c.rows, c.nnz, c.max_len, 0, big, 8), Algorithm::Adaptive);
+    EXPECT_EQ(cuda::choose_csr_on(h200, c.rows, c.nnz, c.max_len, 1, big, 4), Algorithm::Adaptive);
+    EXPECT_EQ(cuda::choose_csr_on(h200, c.rows, c.nnz, c.max_len, 0, 40 << 20, 4),
+              Algorithm::Adaptive);
+  }
+  // Rows of 60 or more (V = 32, random-n250000-d64) keep a warp a row, and
+  // rows of 16-24 take nonzero split on either GPU (AutoRuleForFemRowsOf18).
+  EXPECT_EQ(cuda::choose_csr_on(h200, 250000, 16000000, 64, 0, big, 4), Algorithm::Vector);
+  EXPECT_EQ(cuda::choose_csr_on(h100, 1125000, 20214016, 18, 0, big, 4), Algorithm::NonzeroSplit);
+  // At exactly 30 GB/s per SM the memory counts as fast; just below, not.
+  const cuda::AutoDevice edge{132 * 2048, 50 << 20, 132, 30.0 * 132};
+  const cuda::AutoDevice below{132 * 2048, 50 << 20, 132, 30.0 * 132 - 0.5};
+  EXPECT_EQ(cuda::choose_csr_on(edge, 375000, 10035000, 27, 0, big, 4), Algorithm::NonzeroSplit);
+  EXPECT_EQ(cuda::choose_csr_on(below, 375000, 10035000, 27, 0, big, 4), Algorithm::Adaptive);
+}
+
+// The device's figures as the rule reads them: the peak memory bandwidth
+// from the memory clock and bus width, within what any GPU SpX runs on has
+// (0.1-20 TB/s), and not far below the copy bandwidth it reaches.
+TEST(CudaBackend, AutoDeviceReadsThePeakMemoryBandwidth) {
+  SPX_REQUIRE_GPU_OR_SKIP();
+  const cuda::AutoDevice d = cuda::auto_device();
+  EXPECT_GT(d.sms, 0);
+  EXPECT_GT(d.l2_bytes, 0);
+  EXPECT_GE(d.resident_threads, std::int64_t{d.sms} * 32);
+  EXPECT_GT(d.peak_memory_gbs, 100.0);
+  EXPECT_LT(d.peak_memory_gbs, 20000.0);
+  // A copy reads and writes at most at the peak: the attributes' figure is
+  // at least what a copy reaches (the H200: 4259 GB/s against 4915).
+  const detail::BackendModule* cuda = detail::find_backend(Backend::Cuda);
+  ASSERT_NE(cuda, nullptr);
+  const double copy_gbs = cuda->copy_bandwidth() / 1e9;
+  EXPECT_GE(d.peak_memory_gbs, copy_gbs) << "copy " << copy_gbs << " GB/s";
+  std::printf("peak memory bandwidth %.1f GB/s (copy %.1f), %d SMs: %.1f GB/s an SM\n",
+              d.peak_memory_gbs, copy_gbs, d.sms, d.peak_memory_gbs / d.sms);
+}
+#endif
 
 TEST(CudaBackend, AutoRuleForShortRowsInF32) {
   // 5 <= mean < 9.5 gives the V-lane kernel 2 lanes a row: in f32 one lane a

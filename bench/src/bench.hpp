@@ -165,6 +165,9 @@ struct DeviceInfo {
   /// L2 (GPU) or last-level cache (CPU) size; the L2 flush and the "large
   /// matrix" threshold are multiples of it.
   std::int64_t cache_bytes = 0;
+  /// Peak DRAM bandwidth from the GPU's attributes (2 × memory clock × bus
+  /// width), GB/s; 0 on the CPU. CSR's Auto rule reads it per SM.
+  double peak_memory_gbs = 0;
 };
 
 /// Describes the device of `backend`. Throws Unsupported for CUDA when no GPU

@@ -113,7 +113,8 @@ constexpr Field kDevice[] = {{"name", K::String},
                              {"compute_capability", K::String},
                              {"multiprocessors", K::Integer},
                              {"memory_bytes", K::Integer},
-                             {"cache_bytes", K::Integer}};
+                             {"cache_bytes", K::Integer},
+                             {"peak_memory_gbs", K::Number, kOpt}};
 constexpr Field kConfig[] = {{"suite", K::String},
                              {"precisions", K::StringArray},
                              {"index", K::String},
@@ -446,7 +447,8 @@ json to_json(const Results& res) {
                   {"compute_capability", d.compute_capability},
                   {"multiprocessors", d.multiprocessors},
                   {"memory_bytes", d.memory_bytes},
-                  {"cache_bytes", d.cache_bytes}}}};
+                  {"cache_bytes", d.cache_bytes},
+                  {"peak_memory_gbs", d.peak_memory_gbs}}}};
   const Config& c = res.config;
   json precisions = json::array(), formats = json::array(), algorithms = json::array();
   for (Precision p : c.precisions)

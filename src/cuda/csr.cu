@@ -1007,13 +1007,31 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     stencil3d-7pt-n144). With fewer rows the product is latency-bound
 //     and the second lane pays: crack (10240 rows) took 6.3 us with one
 //     lane against V = 2's 5.5 (H200), stencil2d-9pt-n330 (108900 rows)
-//     8.35 against 8.30;
+//     8.35 against 8.30. And on a GPU whose memory is fast for its SMs
+//     (peak DRAM bandwidth of at least kFastMemoryGbsPerSm per SM), f32
+//     rows of 24-60 (V = 8 or 16) take nonzero split on the same terms as
+//     the rows of 16-24 (beyond L2, no empty rows): on the H200 (4.9 TB/s
+//     peak over 132 SMs, 37 GB/s an SM) it was 1.03-1.10x faster than V
+//     lanes on fem-b3-n500 (rows of 27), its symmetric twin, fem-b6-n250
+//     (54) and the 27-point stencil (26) in each of seven whole-suite runs
+//     (sessions 22-27: 59.3-61.3 us against 62.3-66.4), where on the H100
+//     (3.35 TB/s, 25 GB/s an SM; session 19, four runs) V lanes were
+//     1.03-1.08x faster (72.2-76.0 against 76.9-79.1). The V-lane kernel's
+//     time follows its per-row work, nonzero split's the bytes: more
+//     bandwidth per SM favours the split. Random rows of 64 (V = 32) keep
+//     the warp a row (1.05x ahead of the split on both GPUs), and f64 keeps
+//     V lanes (1.2-1.3x ahead on both);
 // Balanced (CSR-I) is never chosen automatically: merge path and binned cover
 // its cases without its row-pointer re-reads.
 /// Rows from which an f32 matrix of 5-9.5 entries a row takes Scalar (rule
 /// 4): one lane a row then fills about half the resident threads of an H100
 /// or H200 (132 SMs x 2048 = 270336).
 constexpr std::int64_t kF32ScalarMinRows = std::int64_t{1} << 17;
+
+/// Peak DRAM bandwidth per SM (GB/s) from which f32 rows of 24-60 take
+/// nonzero split (rule 4): between the H100's 25 (V lanes faster) and the
+/// H200's 37 (nonzero split faster).
+constexpr double kFastMemoryGbsPerSm = 30.0;
 
 /// In f64, irregular rows beyond the L2 cache and without empty rows take
 /// nonzero split while the longest row holds at most 1/kF64SplitMaxShare of
@@ -1032,23 +1050,38 @@ bool fits_l2(std::int64_t bytes) {
   return cuda_available() && bytes <= l2_bytes();
 }
 
-Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
-                          std::int64_t empty_rows, std::int64_t bytes, int value_bytes) {
+AutoDevice auto_device() {
+  if (!cuda_available()) return {};
+  return {resident_threads(), l2_bytes(), sm_count(), peak_memory_gbs()};
+}
+
+Algorithm choose_csr_on(const AutoDevice& dev, std::int64_t rows, std::int64_t nnz,
+                        std::int64_t max_len, std::int64_t empty_rows, std::int64_t bytes,
+                        int value_bytes) {
   if (rows == 0 || nnz == 0) return Algorithm::Adaptive;  // nothing runs
   const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
-  if (few_rows(rows, max_len)) return Algorithm::Vector;
+  const bool fits_cache = bytes <= dev.l2_bytes;
+  if (rows * kWarpSize <= dev.resident_threads && max_len <= 1024) return Algorithm::Vector;
   if (irregular_rows(mean, max_len)) {
-    if (fits_l2(bytes)) return Algorithm::Binned;
+    if (fits_cache) return Algorithm::Binned;
     const bool split = empty_rows == 0 && (value_bytes <= 4 || max_len <= nnz / kF64SplitMaxShare);
     return split ? Algorithm::NonzeroSplit : Algorithm::MergePath;
   }
-  if (mean > 128.0 && rows < std::int64_t{64} * sm_count()) return Algorithm::MergePath;
+  if (mean > 128.0 && rows < std::int64_t{64} * dev.sms) return Algorithm::MergePath;
   const int v = adaptive_width(mean);
   if (v == 1 || (v == 2 && value_bytes <= 4 && rows >= kF32ScalarMinRows)) return Algorithm::Scalar;
   if (v == kWarpSize) return Algorithm::Vector;
-  if (v == 8 && mean < 24.0 && value_bytes <= 4 && empty_rows == 0 && !fits_l2(bytes))
+  const bool fast_memory =
+      dev.sms > 0 && dev.peak_memory_gbs >= kFastMemoryGbsPerSm * static_cast<double>(dev.sms);
+  if ((v == 8 || v == 16) && (mean < 24.0 || fast_memory) && value_bytes <= 4 && empty_rows == 0 &&
+      !fits_cache)
     return Algorithm::NonzeroSplit;
   return Algorithm::Adaptive;
+}
+
+Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
+                          std::int64_t empty_rows, std::int64_t bytes, int value_bytes) {
+  return choose_csr_on(auto_device(), rows, nnz, max_len, empty_rows, bytes, value_bytes);
 }
 
 template <Value T, Index I>

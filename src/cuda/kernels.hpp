@@ -84,10 +84,28 @@ template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A);
 /// The same rule from the counts it reads: rows, nonzeros, the longest row,
 /// the empty rows, the matrix's bytes (values, column indices and row
-/// pointers) and the bytes of one value. The advisor asks it through
-/// BackendModule::csr_spmv_auto, from host statistics.
+/// pointers) and the bytes of one value, on the current device. The advisor
+/// asks it through BackendModule::csr_spmv_auto, from host statistics.
 Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
                           std::int64_t empty_rows, std::int64_t bytes, int value_bytes);
+
+/// What the CSR Auto rule reads of the device. All zeros stand for no usable
+/// device: no wave is then small, nothing fits the L2 cache, and the memory
+/// is not fast (the rule is asked about a host matrix).
+struct AutoDevice {
+  std::int64_t resident_threads = 0;  ///< SMs × threads per SM
+  std::int64_t l2_bytes = 0;
+  int sms = 0;
+  double peak_memory_gbs = 0;  ///< peak DRAM bandwidth (cuda::peak_memory_gbs)
+};
+
+/// The current device's AutoDevice, all zeros without one.
+AutoDevice auto_device();
+
+/// choose_csr_from on a given device: the rule itself, a pure function.
+Algorithm choose_csr_on(const AutoDevice& device, std::int64_t rows, std::int64_t nnz,
+                        std::int64_t max_len, std::int64_t empty_rows, std::int64_t bytes,
+                        int value_bytes);
 
 /// Lanes per row the adaptive kernel uses for a mean row length.
 int adaptive_width(double mean_row_length);

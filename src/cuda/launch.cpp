@@ -117,6 +117,15 @@ std::int64_t resident_threads() {
   return std::int64_t{per_sm} * sm_count();
 }
 
+double peak_memory_gbs() {
+  int khz = 0, bits = 0;
+  check(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, current_device()),
+        "cudaDeviceGetAttribute(cudaDevAttrMemoryClockRate)");
+  check(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, current_device()),
+        "cudaDeviceGetAttribute(cudaDevAttrGlobalMemoryBusWidth)");
+  return 2.0 * 1e3 * static_cast<double>(khz) * static_cast<double>(bits) / 8.0 / 1e9;
+}
+
 std::int64_t resident_warps(const void* kernel, int block, std::string_view name) {
   int blocks_per_sm = 0;
   const cudaError_t err =

@@ -27,6 +27,11 @@ std::int64_t l2_bytes();
 /// Threads the current device holds at once (SMs × threads per SM): one wave.
 std::int64_t resident_threads();
 
+/// The current device's peak DRAM bandwidth in GB/s, from its attributes:
+/// 2 (double data rate) × the peak memory clock × the bus width. 0 when the
+/// device does not report them.
+double peak_memory_gbs();
+
 /// Warps of `kernel` (a __global__ function, launched in blocks of `block`
 /// threads without dynamic shared memory) that the GPU holds at once: its
 /// occupancy × the SMs, at least one block per SM. `name` names the kernel
