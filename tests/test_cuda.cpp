@@ -577,11 +577,11 @@ TEST(CudaBackend, AutoRuleForFemRowsOf18) {
 #if SPX_HAVE_CUDA
 // f32 rows of 24-60 (V = 8 or 16 lanes) beyond the L2 cache without empty
 // rows: nonzero split on a GPU whose peak memory bandwidth is at least 30
-// GB/s per SM (the H200's 37), V lanes below (the H100's 25). The rule is a
+// GB/s per SM (the H200's 36.5), V lanes below (the H100's 25). The rule is a
 // pure function of the device's figures, so no GPU is needed.
 TEST(CudaBackend, AutoRuleForF32RowsOf24To60FollowsTheMemoryPerSm) {
   const cuda::AutoDevice h100{132 * 2048, 50 << 20, 132, 3352.3};
-  const cuda::AutoDevice h200{132 * 2048, 60 << 20, 132, 4915.2};
+  const cuda::AutoDevice h200{132 * 2048, 60 << 20, 132, 4814.3};
   const cuda::AutoDevice none{};
   const std::int64_t big = std::int64_t{1} << 40;  // bytes: more than any L2
   struct Case {
@@ -625,7 +625,7 @@ TEST(CudaBackend, AutoDeviceReadsThePeakMemoryBandwidth) {
   EXPECT_GT(d.peak_memory_gbs, 100.0);
   EXPECT_LT(d.peak_memory_gbs, 20000.0);
   // A copy reads and writes at most at the peak: the attributes' figure is
-  // at least what a copy reaches (the H200: 4259 GB/s against 4915).
+  // at least what a copy reaches (the H200: 4259 GB/s against 4814).
   const detail::BackendModule* cuda = detail::find_backend(Backend::Cuda);
   ASSERT_NE(cuda, nullptr);
   const double copy_gbs = cuda->copy_bandwidth() / 1e9;

@@ -1010,17 +1010,18 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     8.35 against 8.30. And on a GPU whose memory is fast for its SMs
 //     (peak DRAM bandwidth of at least kFastMemoryGbsPerSm per SM), f32
 //     rows of 24-60 (V = 8 or 16) take nonzero split on the same terms as
-//     the rows of 16-24 (beyond L2, no empty rows): on the H200 (4.9 TB/s
-//     peak over 132 SMs, 37 GB/s an SM) it was 1.03-1.10x faster than V
+//     the rows of 16-24 (beyond L2, no empty rows): on the H200 (4.8 TB/s
+//     peak over 132 SMs, 36.5 GB/s an SM) it was 1.03-1.10x faster than V
 //     lanes on fem-b3-n500 (rows of 27), its symmetric twin, fem-b6-n250
 //     (54) and the 27-point stencil (26) in each of seven whole-suite runs
 //     (sessions 22-27: 59.3-61.3 us against 62.3-66.4), where on the H100
-//     (3.35 TB/s, 25 GB/s an SM; session 19, four runs) V lanes were
-//     1.03-1.08x faster (72.2-76.0 against 76.9-79.1). The V-lane kernel's
-//     time follows its per-row work, nonzero split's the bytes: more
-//     bandwidth per SM favours the split. Random rows of 64 (V = 32) keep
-//     the warp a row (1.05x ahead of the split on both GPUs), and f64 keeps
-//     V lanes (1.2-1.3x ahead on both);
+//     (3.35 TB/s by its data sheet, 25 GB/s an SM; session 19, four runs)
+//     V lanes were 1.03-1.08x faster (72.2-76.0 against 76.9-79.1). The
+//     V-lane kernel's time follows its per-row work, nonzero split's the
+//     bytes: more bandwidth per SM favours the split (session 28, the rule
+//     on the H200: 1.04-1.06x, csr-rule-...-s28-f97ae1a). Random rows of
+//     64 (V = 32) keep the warp a row (1.05x ahead of the split on both
+//     GPUs), and f64 keeps V lanes (1.2-1.3x ahead on both);
 // Balanced (CSR-I) is never chosen automatically: merge path and binned cover
 // its cases without its row-pointer re-reads.
 /// Rows from which an f32 matrix of 5-9.5 entries a row takes Scalar (rule
@@ -1030,7 +1031,7 @@ constexpr std::int64_t kF32ScalarMinRows = std::int64_t{1} << 17;
 
 /// Peak DRAM bandwidth per SM (GB/s) from which f32 rows of 24-60 take
 /// nonzero split (rule 4): between the H100's 25 (V lanes faster) and the
-/// H200's 37 (nonzero split faster).
+/// H200's 36.5 (nonzero split faster).
 constexpr double kFastMemoryGbsPerSm = 30.0;
 
 /// In f64, irregular rows beyond the L2 cache and without empty rows take
