@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "cuda/check.hpp"
+#include "cuda/launch.hpp"
 
 namespace spx::bench::detail {
 
@@ -120,11 +121,7 @@ DeviceInfo cuda_device_info() {
   d.multiprocessors = p.multiProcessorCount;
   d.memory_bytes = static_cast<std::int64_t>(p.totalGlobalMem);
   d.cache_bytes = p.l2CacheSize;
-  int khz = 0, bits = 0;
-  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) == cudaSuccess &&
-      cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) == cudaSuccess)
-    d.peak_memory_gbs =
-        2.0 * 1e3 * static_cast<double>(khz) * static_cast<double>(bits) / 8.0 / 1e9;
+  d.peak_memory_gbs = spx::cuda::peak_memory_gbs();  // what CSR's Auto rule reads (0: not reported)
   int v = 0;
   check(cudaDriverGetVersion(&v), "cudaDriverGetVersion");
   d.cuda_driver = cuda_version_string(v);

@@ -1015,11 +1015,11 @@ CsrRowStats csr_row_stats(const Csr<T, I>& A) {
 //     lanes on fem-b3-n500 (rows of 27), its symmetric twin, fem-b6-n250
 //     (54) and the 27-point stencil (26) in each of seven whole-suite runs
 //     (sessions 22-27: 59.3-61.3 us against 62.3-66.4), where on the H100
-//     (3.35 TB/s by its data sheet, 25 GB/s an SM; session 19, four runs)
+//     (3.35 TB/s by its data sheet, 25 GB/s an SM; session 19, three runs)
 //     V lanes were 1.03-1.08x faster (72.2-76.0 against 76.9-79.1). The
 //     V-lane kernel's time follows its per-row work, nonzero split's the
 //     bytes: more bandwidth per SM favours the split (session 28, the rule
-//     on the H200: 1.04-1.06x, csr-rule-...-s28-f97ae1a). Random rows of
+//     on the H200: 1.02-1.06x, csr-rule-...-s28-f97ae1a). Random rows of
 //     64 (V = 32) keep the warp a row (1.05x ahead of the split on both
 //     GPUs), and f64 keeps V lanes (1.2-1.3x ahead on both);
 // Balanced (CSR-I) is never chosen automatically: merge path and binned cover
@@ -1061,7 +1061,7 @@ Algorithm choose_csr_on(const AutoDevice& dev, std::int64_t rows, std::int64_t n
                         int value_bytes) {
   if (rows == 0 || nnz == 0) return Algorithm::Adaptive;  // nothing runs
   const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
-  const bool fits_cache = bytes <= dev.l2_bytes;
+  const bool fits_cache = dev.l2_bytes > 0 && bytes <= dev.l2_bytes;
   if (rows * kWarpSize <= dev.resident_threads && max_len <= 1024) return Algorithm::Vector;
   if (irregular_rows(mean, max_len)) {
     if (fits_cache) return Algorithm::Binned;

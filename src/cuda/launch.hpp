@@ -28,8 +28,9 @@ std::int64_t l2_bytes();
 std::int64_t resident_threads();
 
 /// The current device's peak DRAM bandwidth in GB/s, from its attributes:
-/// 2 (double data rate) × the peak memory clock × the bus width. 0 when the
-/// device does not report them.
+/// 2 (double data rate) × the peak memory clock × the bus width; 0 (never an
+/// error) when the device does not report them. Under MIG the attributes
+/// may describe the whole GPU's bus while the SMs are the slice's.
 double peak_memory_gbs();
 
 /// Warps of `kernel` (a __global__ function, launched in blocks of `block`
