@@ -18,7 +18,23 @@
 #include "spx/core/types.hpp"
 #include "spx/formats/csr.hpp"
 
+// SPX_TEST_ASAN: the build has AddressSanitizer (g++ and clang spell it
+// differently); kAddressSanitizer the same as a constant.
+#if defined(__SANITIZE_ADDRESS__)
+#define SPX_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPX_TEST_ASAN 1
+#endif
+#endif
+
 namespace spx::test {
+
+#ifdef SPX_TEST_ASAN
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
 
 template <class T, class I>
 struct Types {

@@ -37,16 +37,9 @@
 #include "spx/formats/ell.hpp"
 #include "spx/ops.hpp"
 
-// AddressSanitizer: RLIMIT_AS cannot apply (it reserves terabytes of address
-// space), and its throwing operator new aborts instead of raising
-// std::bad_alloc for an impossible size.
-#if defined(__SANITIZE_ADDRESS__)
-#define SPX_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SPX_TEST_ASAN 1
-#endif
-#endif
+// AddressSanitizer (SPX_TEST_ASAN, common.hpp): RLIMIT_AS cannot apply (it
+// reserves terabytes of address space), and its throwing operator new aborts
+// instead of raising std::bad_alloc for an impossible size.
 
 namespace spx::test {
 namespace {

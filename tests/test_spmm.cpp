@@ -38,18 +38,6 @@ namespace {
 SPX_TYPED_TEST_SUITE(SpmmKernels);
 
 constexpr std::int64_t kWidths[] = {1, 3, 32, 33, 64, 200};
-#if defined(__SANITIZE_ADDRESS__)  // g++ -fsanitize=address
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)  // clang
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-
 /// Products larger than this (nnz × n) are left out to keep the suite fast:
 /// 8 Mi multiply-adds, 1 Mi in an ASan build (the `sanitize` preset: there
 /// this test ran 4-6 times slower and took 1137 of the run's 1716

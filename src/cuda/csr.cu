@@ -1039,21 +1039,26 @@ constexpr double kFastMemoryGbsPerSm = 30.0;
 /// the nonzeros (rule 2).
 constexpr std::int64_t kF64SplitMaxShare = 64;
 
+bool few_warps(const AutoDevice& dev, std::int64_t warps) {
+  return dev.resident_threads > 0 && warps * kWarpSize <= dev.resident_threads;
+}
+
+bool few_rows(const AutoDevice& dev, std::int64_t rows, std::int64_t max_len) {
+  return few_warps(dev, rows) && max_len <= 1024;
+}
+
+bool fits_l2(const AutoDevice& dev, std::int64_t bytes) {
+  return dev.l2_bytes > 0 && bytes <= dev.l2_bytes;
+}
+
 bool few_warps(std::int64_t warps) {
-  return cuda_available() && warps * kWarpSize <= resident_threads();
+  return few_warps(auto_device(), warps);
 }
-
 bool few_rows(std::int64_t rows, std::int64_t max_len) {
-  return few_warps(rows) && max_len <= 1024;
+  return few_rows(auto_device(), rows, max_len);
 }
-
 bool fits_l2(std::int64_t bytes) {
-  return cuda_available() && bytes <= l2_bytes();
-}
-
-AutoDevice auto_device() {
-  if (!cuda_available()) return {};
-  return {resident_threads(), l2_bytes(), sm_count(), peak_memory_gbs()};
+  return fits_l2(auto_device(), bytes);
 }
 
 Algorithm choose_csr_on(const AutoDevice& dev, std::int64_t rows, std::int64_t nnz,
@@ -1061,8 +1066,8 @@ Algorithm choose_csr_on(const AutoDevice& dev, std::int64_t rows, std::int64_t n
                         int value_bytes) {
   if (rows == 0 || nnz == 0) return Algorithm::Adaptive;  // nothing runs
   const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
-  const bool fits_cache = dev.l2_bytes > 0 && bytes <= dev.l2_bytes;
-  if (rows * kWarpSize <= dev.resident_threads && max_len <= 1024) return Algorithm::Vector;
+  const bool fits_cache = fits_l2(dev, bytes);
+  if (few_rows(dev, rows, max_len)) return Algorithm::Vector;
   if (irregular_rows(mean, max_len)) {
     if (fits_cache) return Algorithm::Binned;
     const bool split = empty_rows == 0 && (value_bytes <= 4 || max_len <= nnz / kF64SplitMaxShare);

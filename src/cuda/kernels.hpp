@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "cuda/cache_entries.hpp"
+#include "cuda/launch.hpp"
 #include "spx/matrix.hpp"
 #include "spx/registry.hpp"
 
@@ -79,6 +80,11 @@ bool few_warps(std::int64_t warps);
 /// The L2 cache of the current device holds `bytes` (false without a device).
 bool fits_l2(std::int64_t bytes);
 
+/// few_rows, few_warps and fits_l2 on a given device (all zeros: none).
+bool few_rows(const AutoDevice& device, std::int64_t rows, std::int64_t max_len);
+bool few_warps(const AutoDevice& device, std::int64_t warps);
+bool fits_l2(const AutoDevice& device, std::int64_t bytes);
+
 /// The Auto rule for device CSR (documented in csr.cu and docs/architecture.md).
 template <Value T, Index I>
 Algorithm choose_csr(const Csr<T, I>& A);
@@ -88,19 +94,6 @@ Algorithm choose_csr(const Csr<T, I>& A);
 /// asks it through BackendModule::csr_spmv_auto, from host statistics.
 Algorithm choose_csr_from(std::int64_t rows, std::int64_t nnz, std::int64_t max_len,
                           std::int64_t empty_rows, std::int64_t bytes, int value_bytes);
-
-/// What the CSR Auto rule reads of the device. All zeros stand for no usable
-/// device: no wave is then small, nothing fits the L2 cache, and the memory
-/// is not fast (the rule is asked about a host matrix).
-struct AutoDevice {
-  std::int64_t resident_threads = 0;  ///< SMs × threads per SM
-  std::int64_t l2_bytes = 0;
-  int sms = 0;
-  double peak_memory_gbs = 0;  ///< peak DRAM bandwidth (cuda::peak_memory_gbs)
-};
-
-/// The current device's AutoDevice, all zeros without one.
-AutoDevice auto_device();
 
 /// choose_csr_from on a given device: the rule itself, a pure function.
 Algorithm choose_csr_on(const AutoDevice& device, std::int64_t rows, std::int64_t nnz,

@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "cuda/check.hpp"
 #include "spx/core/error.hpp"
+#include "spx/core/types.hpp"
 
 namespace spx::cuda {
 
@@ -127,6 +129,19 @@ double peak_memory_gbs() {
   }
   // kHz × 1e3 = Hz; × 2 transfers a clock; × bits / 8 = bytes a second.
   return 2.0 * 1e3 * static_cast<double>(khz) * static_cast<double>(bits) / 8.0 / 1e9;
+}
+
+AutoDevice auto_device() {
+  if (!cuda_available()) return {};
+  static std::mutex mutex;
+  static std::vector<std::optional<AutoDevice>> devices;
+  const int device = current_device();
+  std::lock_guard lock(mutex);
+  if (devices.size() <= static_cast<std::size_t>(device))
+    devices.resize(static_cast<std::size_t>(device) + 1);
+  std::optional<AutoDevice>& d = devices[static_cast<std::size_t>(device)];
+  if (!d) d = AutoDevice{resident_threads(), l2_bytes(), sm_count(), peak_memory_gbs()};
+  return *d;
 }
 
 std::int64_t resident_warps(const void* kernel, int block, std::string_view name) {

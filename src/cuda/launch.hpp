@@ -33,6 +33,21 @@ std::int64_t resident_threads();
 /// may describe the whole GPU's bus while the SMs are the slice's.
 double peak_memory_gbs();
 
+/// What the Auto rules read of a device (cuda::choose_csr_on). All zeros
+/// stand for no usable device: no wave is then small, nothing fits the L2
+/// cache, and the memory is not fast (a rule asked about a host matrix).
+struct AutoDevice {
+  std::int64_t resident_threads = 0;  ///< SMs × threads per SM
+  std::int64_t l2_bytes = 0;
+  int sms = 0;
+  double peak_memory_gbs = 0;  ///< peak_memory_gbs()
+};
+
+/// The current device's AutoDevice, read once per device and kept (the
+/// figures do not change while the process runs); all zeros without a
+/// usable device.
+AutoDevice auto_device();
+
 /// Warps of `kernel` (a __global__ function, launched in blocks of `block`
 /// threads without dynamic shared memory) that the GPU holds at once: its
 /// occupancy × the SMs, at least one block per SM. `name` names the kernel
