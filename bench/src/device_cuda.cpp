@@ -9,6 +9,7 @@
 #include <cusparse.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -166,6 +167,63 @@ double cuda_copy_bandwidth(const DeviceInfo&) {
 
 std::unique_ptr<Timer> make_cuda_timer(const DeviceInfo& device) {
   return std::make_unique<CudaTimer>(device.cache_bytes);
+}
+
+void cuda_fill_nan(void* data, std::size_t bytes) {
+  if (bytes == 0) return;
+  check(cudaMemset(data, 0xFF, bytes), "cudaMemset (NaN poison)");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (NaN poison)");
+}
+
+void cuda_read_columns(void* out, const void* C, std::size_t elem, std::int64_t rows,
+                       std::int64_t ld, bool row_major, std::span<const std::int64_t> cols,
+                       std::size_t stage_bytes) {
+  if (rows <= 0 || cols.empty()) return;
+  const auto nc = static_cast<std::int64_t>(cols.size());
+  // Row-major: whole rows [r0, r0 + count) are contiguous. Column-major: one
+  // column's rows [r0, r0 + count) are.
+  const std::size_t row_bytes = row_major ? static_cast<std::size_t>(ld) * elem : elem;
+  stage_bytes = std::max(stage_bytes, row_bytes);
+  void* stage = nullptr;
+  check(cudaMallocHost(&stage, stage_bytes), "cudaMallocHost (checked columns)");
+  const auto* src = static_cast<const unsigned char*>(C);
+  auto* dst = static_cast<unsigned char*>(out);
+  const auto* staged = static_cast<const unsigned char*>(stage);
+  const auto chunk = static_cast<std::int64_t>(stage_bytes / row_bytes);
+  try {
+    if (row_major) {
+      for (std::int64_t r0 = 0; r0 < rows; r0 += chunk) {
+        const std::int64_t count = std::min(chunk, rows - r0);
+        check(cudaMemcpy(stage, src + static_cast<std::size_t>(r0) * row_bytes,
+                         static_cast<std::size_t>(count) * row_bytes, cudaMemcpyDeviceToHost),
+              "cudaMemcpy (checked columns)");
+        for (std::int64_t r = 0; r < count; ++r)
+          for (std::int64_t c = 0; c < nc; ++c)
+            std::memcpy(dst + static_cast<std::size_t>((r0 + r) * nc + c) * elem,
+                        staged + static_cast<std::size_t>(r) * row_bytes +
+                            static_cast<std::size_t>(cols[static_cast<std::size_t>(c)]) * elem,
+                        elem);
+      }
+    } else {
+      for (std::int64_t c = 0; c < nc; ++c) {
+        const unsigned char* column =
+            src + static_cast<std::size_t>(cols[static_cast<std::size_t>(c)] * ld) * elem;
+        for (std::int64_t r0 = 0; r0 < rows; r0 += chunk) {
+          const std::int64_t count = std::min(chunk, rows - r0);
+          check(cudaMemcpy(stage, column + static_cast<std::size_t>(r0) * elem,
+                           static_cast<std::size_t>(count) * elem, cudaMemcpyDeviceToHost),
+                "cudaMemcpy (checked columns)");
+          for (std::int64_t r = 0; r < count; ++r)
+            std::memcpy(dst + static_cast<std::size_t>((r0 + r) * nc + c) * elem,
+                        staged + static_cast<std::size_t>(r) * elem, elem);
+        }
+      }
+    }
+  } catch (...) {
+    cudaFreeHost(stage);
+    throw;
+  }
+  check(cudaFreeHost(stage), "cudaFreeHost (checked columns)");
 }
 
 }  // namespace spx::bench::detail

@@ -53,14 +53,18 @@ std::vector<T> dense_values(std::int64_t count, std::uint64_t seed) {
   return out;
 }
 
-/// Fills `count` values of `dst` (in `space`) with NaN from a bounded host buffer.
+/// Fills `count` values of `dst` (in `space`) with NaN: on the device a
+/// memset of 0xFF bytes (cuda_fill_nan), on the host std::fill_n.
 template <Value T>
 void poison(T* dst, Space space, std::size_t count) {
-  static const std::vector<T> nan(std::size_t{1} << 22, std::numeric_limits<T>::quiet_NaN());
-  for (std::size_t at = 0; at < count; at += nan.size()) {
-    const std::size_t len = std::min(nan.size(), count - at);
-    spx::detail::copy_bytes(dst + at, space, nan.data(), Space::Host, len * sizeof(T));
+#if SPX_HAVE_CUDA
+  if (space == Space::Device) {
+    detail::cuda_fill_nan(dst, count * sizeof(T));
+    return;
   }
+#endif
+  if (space == Space::Device) throw Unsupported("poison: device memory without the CUDA backend");
+  std::fill_n(dst, count, std::numeric_limits<T>::quiet_NaN());
 }
 
 /// The columns of C checked against the reference: all when n ≤ 8, else 8
@@ -77,18 +81,28 @@ std::vector<std::int64_t> checked_columns(std::int64_t n) {
   return out;
 }
 
-/// The checked columns of C (row-major for the reference, in `cols` order).
+/// The checked columns of C (m × n, leading dimension ld, in `space`),
+/// row-major for the reference, in `cols` order. On the device only what the
+/// check needs is copied back (cuda_read_columns), not a host copy of C.
 template <Value T>
-std::vector<T> checked_entries(const std::vector<T>& C, std::int64_t m, std::int64_t n,
+std::vector<T> checked_entries(const T* C, Space space, std::int64_t m, std::int64_t ld,
                                Layout layout, const std::vector<std::int64_t>& cols) {
   const auto nc = static_cast<std::int64_t>(cols.size());
   std::vector<T> picked(static_cast<std::size_t>(m * nc));
+#if SPX_HAVE_CUDA
+  if (space == Space::Device) {
+    detail::cuda_read_columns(picked.data(), C, sizeof(T), m, ld, layout == Layout::RowMajor, cols);
+    return picked;
+  }
+#endif
+  if (space == Space::Device)
+    throw Unsupported("checked_entries: device memory without the CUDA backend");
 #pragma omp parallel for schedule(static)
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t c = 0; c < nc; ++c) {
       const std::int64_t j = cols[static_cast<std::size_t>(c)];
       picked[static_cast<std::size_t>(r * nc + c)] =
-          C[static_cast<std::size_t>(layout == Layout::RowMajor ? r * n + j : r + j * m)];
+          C[static_cast<std::size_t>(layout == Layout::RowMajor ? r * ld + j : r + j * ld)];
     }
   return picked;
 }
@@ -258,7 +272,7 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
         };
         trial.check = [&] {
           return reference::deviation<T>(
-              checked_entries(dC->to_vector(), m, n, shape.c_layout, cols), ref,
+              checked_entries(dC->data(), space, m, shape.ldc, shape.c_layout, cols), ref,
               stored_value_roundoff<T>(cand.format));
         };
         trial.product = [&] { kernel.run(T{1}, M, Bv, T{0}, Cv, ctx); };
