@@ -594,9 +594,9 @@ TEST(BenchCli, BenchesAFileAndWritesValidJson) {
 // small pinned buffer; both against the host, chunks included.
 TEST(BenchDevice, NanPoisonAndCheckedColumnsMatchTheHost) {
   SPX_REQUIRE_GPU_OR_SKIP();
-  Array<double> d(1001, Space::Device);
-  Array<float> f(999, Space::Device);
-  Array<double> filled(std::vector<double>(1001, 1.5), Space::Device);
+  // Finite values first: the pool may hand back memory that held NaN.
+  Array<double> d(std::vector<double>(1001, 1.5), Space::Device);
+  Array<float> f(std::vector<float>(999, -2.5F), Space::Device);
   bench::detail::cuda_fill_nan(d.data(), d.bytes());
   bench::detail::cuda_fill_nan(f.data(), f.bytes());
   for (const double v : d.to_vector())
@@ -615,7 +615,8 @@ TEST(BenchDevice, NanPoisonAndCheckedColumnsMatchTheHost) {
     for (auto& v : host)
       v = U(gen);
     const Array<double> C(host, Space::Device);
-    // Stages of one row (row-major) and of 100 rows, and the default.
+    // Stages of one row, of 4 rows (row-major: 192-byte rows) or 100 rows
+    // (column-major), and the default: partial last chunks either way.
     for (const std::size_t stage : {std::size_t{8}, std::size_t{800}, std::size_t{32} << 20}) {
       std::vector<double> out(static_cast<std::size_t>(rows * nc),
                               std::numeric_limits<double>::quiet_NaN());
@@ -648,12 +649,19 @@ TEST(BenchOps, SpmmOnTheGpuChecksEveryKernel) {
   suite.members.push_back(
       {"tiny-a", "handmade", true, bench::MatrixProducer([seed] { return handmade(3000, seed); })});
   const Results res = bench::run_spmm_bench(suite, config);
-  ASSERT_FALSE(res.records.empty());
+  std::set<std::pair<int, std::int64_t>> checked;  // (precision, n) with an Ok record
+  bool col_major = false;                          // cuSPARSE's ALG1 takes column-major B and C
   for (const auto& r : res.records) {
     if (r.status == bench::Status::Skipped) continue;  // e.g. a baseline that refuses the shape
     EXPECT_EQ(r.status, bench::Status::Ok) << to_string(r.algorithm) << ": " << r.reason;
     EXPECT_EQ(r.correct, true) << to_string(r.algorithm) << ": " << r.reason;
+    if (r.status == bench::Status::Ok && r.n_cols) {
+      checked.emplace(static_cast<int>(r.precision), *r.n_cols);
+      col_major = col_major || r.layout == "col-major";
+    }
   }
+  EXPECT_EQ(checked.size(), 4u) << "an Ok record for each precision and width";
+  EXPECT_TRUE(col_major) << "no column-major record: the column-major read-back did not run";
 }
 #endif
 

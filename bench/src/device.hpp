@@ -26,9 +26,11 @@ void cuda_fill_nan(void* data, std::size_t bytes);
 /// The entries C(r, cols[c]) of a device matrix of `rows` rows with leading
 /// dimension `ld` (row-major: row r at r·ld; column-major: column j at j·ld),
 /// entries of `elem` bytes, into out[(r·cols.size() + c)·elem], copied back
-/// through a pinned staging buffer of `stage_bytes` (at least one row): only
-/// the rows' bytes (row-major) or the checked columns (column-major) cross
-/// the bus, and no host array of C's size is allocated. Waits for the copies.
+/// through a pinned staging buffer of at most `stage_bytes` (at least one
+/// row), in chunks, so that no host array of C's size is allocated. Row-major,
+/// the rows cross the bus whole (up to the last checked column), all of C
+/// when the columns are spread; column-major, only the checked columns.
+/// Waits for the copies.
 void cuda_read_columns(void* out, const void* C, std::size_t elem, std::int64_t rows,
                        std::int64_t ld, bool row_major, std::span<const std::int64_t> cols,
                        std::size_t stage_bytes = std::size_t{32} << 20);

@@ -183,19 +183,27 @@ void cuda_read_columns(void* out, const void* C, std::size_t elem, std::int64_t 
   // Row-major: whole rows [r0, r0 + count) are contiguous. Column-major: one
   // column's rows [r0, r0 + count) are.
   const std::size_t row_bytes = row_major ? static_cast<std::size_t>(ld) * elem : elem;
-  stage_bytes = std::max(stage_bytes, row_bytes);
+  // No larger than what one pass needs (a small C takes a small buffer), and
+  // at least one row.
+  stage_bytes =
+      std::max(row_bytes, std::min(stage_bytes, static_cast<std::size_t>(rows) * row_bytes));
   void* stage = nullptr;
   check(cudaMallocHost(&stage, stage_bytes), "cudaMallocHost (checked columns)");
   const auto* src = static_cast<const unsigned char*>(C);
   auto* dst = static_cast<unsigned char*>(out);
   const auto* staged = static_cast<const unsigned char*>(stage);
   const auto chunk = static_cast<std::int64_t>(stage_bytes / row_bytes);
+  const std::size_t span =
+      static_cast<std::size_t>(*std::max_element(cols.begin(), cols.end()) + 1) * elem;
   try {
     if (row_major) {
       for (std::int64_t r0 = 0; r0 < rows; r0 += chunk) {
         const std::int64_t count = std::min(chunk, rows - r0);
+        // The chunk's rows up to the last checked column of its last row
+        // (C need not hold a whole last row of ld entries).
         check(cudaMemcpy(stage, src + static_cast<std::size_t>(r0) * row_bytes,
-                         static_cast<std::size_t>(count) * row_bytes, cudaMemcpyDeviceToHost),
+                         static_cast<std::size_t>(count - 1) * row_bytes + span,
+                         cudaMemcpyDeviceToHost),
               "cudaMemcpy (checked columns)");
         for (std::int64_t r = 0; r < count; ++r)
           for (std::int64_t c = 0; c < nc; ++c)
