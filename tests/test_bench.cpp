@@ -5,6 +5,7 @@
 // no timing is asserted.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -664,6 +666,45 @@ TEST(BenchOps, SpmmOnTheGpuChecksEveryKernel) {
   EXPECT_TRUE(col_major) << "no column-major record: the column-major read-back did not run";
 }
 #endif
+
+// The time budget is looked at before every SpMM width, not only before a
+// member: a member that starts in time but whose loading uses up the budget
+// records its widths as skipped, saying why, and the next member is not
+// started.
+TEST(BenchOps, SpmmWidthsStopWhenTheTimeBudgetIsUsedUp) {
+  Config config = test_config();
+  config.op = bench::BenchOp::Spmm;
+  config.precisions = {bench::Precision::F64};
+  config.formats = {Format::Csr};
+  config.cols = {1, 8};
+  config.time_budget_s = 0.2;
+  bench::Suite suite{"test", {}};
+  const std::uint64_t seed = config.seed;
+  suite.members.push_back({"slow", "handmade", true, bench::MatrixProducer([seed] {
+                             std::this_thread::sleep_for(std::chrono::milliseconds(400));
+                             return handmade(90, seed);
+                           })});
+  suite.members.push_back(
+      {"next", "handmade", true, bench::MatrixProducer([seed] { return handmade(90, seed); })});
+  const Results res = bench::run_spmm_bench(suite, config);
+  ASSERT_EQ(res.matrices.size(), 2u);
+  EXPECT_TRUE(res.matrices[0].error.empty())
+      << "the first member started: " << res.matrices[0].error;
+  EXPECT_NE(res.matrices[1].error.find("time budget"), std::string::npos) << res.matrices[1].error;
+  ASSERT_FALSE(res.records.empty());
+  std::set<std::int64_t> widths;
+  for (const auto& r : res.records) {
+    EXPECT_EQ(r.matrix, "slow");
+    EXPECT_EQ(r.status, bench::Status::Skipped);
+    EXPECT_NE(r.reason.find("the time budget of 0.2 s was used up before n = "), std::string::npos)
+        << r.reason;
+    ASSERT_TRUE(r.n_cols.has_value());
+    widths.insert(*r.n_cols);
+  }
+  EXPECT_EQ(widths, (std::set<std::int64_t>{1, 8}));
+  const auto problems = bench::validate_json(bench::to_json(res));
+  EXPECT_TRUE(problems.empty()) << problems.size() << " problems, first: " << problems.front();
+}
 
 TEST(BenchOps, SpmmRecordsPerWidthValidate) {
   Config config = test_config();

@@ -190,6 +190,14 @@ void measure_spmm(const MatrixInfo& info, const Csr<T, I>& A, const Config& conf
               detail::not_measured(base_record(*kernel), Status::Skipped, reason));
         }
     };
+    // The run's time budget is looked at before every width, not only before
+    // every member: one large member takes seconds per width (H200, session
+    // 29: a run stopped 12 s past its budget in a member's widths).
+    if (detail::budget_left_s(config, results.run) <= 0) {
+      skip_all(fmt::format("the time budget of {} s was used up before n = {}",
+                           config.time_budget_s, n));
+      continue;
+    }
     if (dense_bytes > kDenseLimitBytes) {
       skip_all(
           fmt::format("B and C for n = {} would take {:.1f} GiB (the benchmark's limit is {} GiB)",

@@ -250,8 +250,8 @@ void add_bench(CLI::App& app) {
       ->check(positive_number());
   cmd->add_option("--time-budget", o->time_budget,
                   "Seconds for the whole run, > 0 (default: none); members not started in time "
-                  "are listed as not measured, warm-ups stop when it is used up, and the JSON "
-                  "and table are still written")
+                  "are listed as not measured (--op spmm: widths too, as skipped records), "
+                  "warm-ups stop when it is used up, and the JSON and table are still written")
       ->check(positive_number());
   cmd->add_flag("--no-baselines", o->no_baselines, "Do not run cuSPARSE / Eigen");
   cmd->add_option("--seed", o->seed,
