@@ -17,6 +17,7 @@
 //   nvcc -O3 -arch=sm_90 -std=c++20 --expt-relaxed-constexpr -Iinclude -Isrc \
 //       bench/profile/s27-sell-order.cu -o /tmp/sell-order
 //   /tmp/sell-order [reps [FILE.mtx...]]   (one line per matrix, precision and kernel)
+// Session 29 added sell-lib-v2 and sell-lib-v4 (not yet run).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -359,9 +360,14 @@ void run(const Sell& m, int reps, std::mt19937_64& g) {
     const char* name;
     int id;
   };
+  // Session 29 added the library's own kernel with 2 and 4 lanes a row
+  // (SELL-P's rows_kernel<V> over the same one-lane slices: lanes take
+  // alternate entries, so a warp's load of entry j covers 32/V rows and V
+  // of their entries), not yet run.
   const K kernels[] = {{"sell-lib", -1},   {"pack-replica", 0}, {"pack-verbatim", 6},
                        {"cols-x-vals", 1}, {"vals-cols-x", 2},  {"rounds-of-8", 3},
-                       {"pipelined", 4},   {"rounds-of-2", 5}};
+                       {"pipelined", 4},   {"rounds-of-2", 5},  {"sell-lib-v2", 7},
+                       {"sell-lib-v4", 8}};
   auto launch = [&](int id) {
     switch (id) {
       case -1:
@@ -390,6 +396,14 @@ void run(const Sell& m, int reps, std::mt19937_64& g) {
         break;
       case 5:
         sell_variant<5, T><<<grid, 256>>>(rows, d_sp, d_len, d_col, d_val, d_x, d_y);
+        break;
+      case 7:
+        spx::cuda::ellpack::rows_kernel<2, std::int32_t><<<(2 * rows + 255) / 256, 256>>>(
+            rows, layout, d_len, d_col, d_val, d_x, T{1}, T{0}, d_y);
+        break;
+      case 8:
+        spx::cuda::ellpack::rows_kernel<4, std::int32_t><<<(4 * rows + 255) / 256, 256>>>(
+            rows, layout, d_len, d_col, d_val, d_x, T{1}, T{0}, d_y);
         break;
     }
   };
