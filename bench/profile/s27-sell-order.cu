@@ -30,17 +30,9 @@
 #include <vector>
 
 #include "cuda/ellpack_rows.cuh"
+#include "profile_check.cuh"
 
 namespace {
-
-#define CK(e)                                                                           \
-  do {                                                                                  \
-    cudaError_t err_ = (e);                                                             \
-    if (err_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                     \
-    }                                                                                   \
-  } while (0)
 
 constexpr int C = 32;
 

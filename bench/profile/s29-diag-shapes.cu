@@ -33,19 +33,11 @@
 #include <vector>
 
 #include "cuda/diag_rows.cuh"
+#include "profile_check.cuh"
 #include "spx/convert.hpp"
 #include "spx/generate.hpp"
 
 namespace {
-
-#define CK(e)                                                                           \
-  do {                                                                                  \
-    cudaError_t err_ = (e);                                                             \
-    if (err_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                     \
-    }                                                                                   \
-  } while (0)
 
 using spx::cuda::kBlock;
 namespace dg = spx::cuda::diagonal;
