@@ -541,6 +541,28 @@ TEST(CudaSpmmPanelRule, VectorGroupsOnHandmadeStatistics) {
   EXPECT_EQ(cuda::choose_spmm(3.5, 8, 32, false, false, false), Algorithm::RowSplit);
   EXPECT_EQ(cuda::choose_spmm(6.9, 7, 32, false, false, true), Algorithm::RowSplit);
   EXPECT_EQ(cuda::choose_spmm(3.5, 8, 32, true, false, true), Algorithm::RowSplit);  // few rows
+  // n ≤ 16: row split where it takes row groups, merge-based on short rows
+  // otherwise; irregular rows stay with merge-based either way.
+  EXPECT_EQ(cuda::choose_spmm(5.0, 5, 8, false, false, false, true), Algorithm::RowSplit);
+  EXPECT_EQ(cuda::choose_spmm(5.0, 5, 8, false, false, false, false), Algorithm::MergeBased);
+  EXPECT_EQ(cuda::choose_spmm(7.6, 20000, 8, false, false, false, true), Algorithm::MergeBased);
+  EXPECT_EQ(cuda::choose_spmm(5.0, 5, 32, false, false, false, true), Algorithm::RowSplit);
+  // Row groups: lanes per row (vectors of 4 floats or 2 doubles where they
+  // fit), short regular rows, 32 warps per SM; none without a device.
+  EXPECT_EQ(cuda::spmm_row_group_lanes(8, 4, true), 2);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(12, 4, true), 4);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(4, 4, true), 1);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(8, 2, true), 4);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(8, 4, false), 8);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(3, 4, false), 4);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(1, 4, false), 1);
+  EXPECT_TRUE(cuda::spmm_row_groups(4000000, 20000000, 5, 2, 132));       // 5-point stencil
+  EXPECT_TRUE(cuda::spmm_row_groups(67584, 67584 * 5, 5, 2, 132));        // exactly 32 warps an SM
+  EXPECT_FALSE(cuda::spmm_row_groups(67583, 67583 * 5, 5, 2, 132));       // one row short
+  EXPECT_FALSE(cuda::spmm_row_groups(4000000, 20000000, 5, 2, 0));        // no device
+  EXPECT_FALSE(cuda::spmm_row_groups(1125000, 20250000, 18, 8, 132));     // FEM b = 2: 18 a row
+  EXPECT_FALSE(cuda::spmm_row_groups(2097152, 16000000, 90000, 2, 132));  // rmat: irregular
+  EXPECT_FALSE(cuda::spmm_row_groups(0, 0, 0, 2, 132));
   // Row panel against row split's groups: no near-parity test, and at
   // ratio >= 0.4 only on rows of under 20.
   EXPECT_FALSE(cuda::panel_beats_groups(0.85, 6.9, false));   // 7-point stencil

@@ -377,7 +377,8 @@ TYPED_TEST(SpmmKernels, CudaDeterministicKernelsRepeat) {
 /// 32 within one wave of the device, no row over 1024; never without a
 /// device), merge-based for irregular rows (longest > 8·mean + 64) and for
 /// short rows with n ≤ 16 (mean below 5.5, or below the paper's 9.35 when
-/// the matrix does not fit in L2), row panel for n > 16 where its plan finds
+/// the matrix does not fit in L2) unless row split takes row groups there
+/// (cuda::spmm_row_groups: large matrices, on a device), row panel for n > 16 where its plan finds
 /// it worth it, row split otherwise (checked on the host: no GPU needed).
 TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
   using T = typename TypeParam::value_type;
@@ -405,9 +406,13 @@ TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
       const int vec = sizeof(T) == 4 ? 4 : 2;
       const bool split_groups = cuda::spmm_vector_groups(n, vec, true, false, A.rows(), mean) > 0;
       const bool merge_groups = cuda::spmm_vector_groups(n, vec, true, true, A.rows(), mean) > 0;
+      const bool row_groups =
+          n <= 16 && cuda::spmm_row_groups(A.rows(), A.nnz(), longest,
+                                           cuda::spmm_row_group_lanes(n, vec, n % vec == 0),
+                                           cuda::auto_device().sms);
       if (!few) {
         if (irregular_rows || (merge_groups && mean < 4.0) ||
-            (n <= 16 && (mean < 5.5 || (mean < 9.35 && !cached))))
+            (n <= 16 && !row_groups && (mean < 5.5 || (mean < 9.35 && !cached))))
           want = Algorithm::MergeBased;
         // Row panel where its plan says so (the plan: test_cuda_spmm_panel.cpp),
         // or panel_beats_groups where row split takes vector groups.

@@ -5,6 +5,7 @@
 #include "core/instantiate.hpp"
 #include "cuda/csc.hpp"
 #include "cuda/kernels.hpp"
+#include "cuda/launch.hpp"
 #include "cuda/register.hpp"
 #include "cuda/spmm.hpp"
 
@@ -30,7 +31,8 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
                               cuda::spmm_csr_row_panel<T, I>);
   // Auto: few rows take row split, irregular rows merge-based
   // (cuda::choose_spmm's rules 0 and 1, before the panel unions are
-  // counted); then, for n > 16, row panel where cuda::panel_plan finds it
+  // counted); n ≤ 16 row split where it takes row groups
+  // (cuda::spmm_row_groups, rule 1b); then, for n > 16, row panel where cuda::panel_plan finds it
   // worth it (cuda::panel_worth_it; cuda::panel_beats_groups where row
   // split takes vector groups); otherwise cuda::choose_spmm (spmm.hpp). The
   // longest row comes from the cached device row statistics, the union
@@ -55,8 +57,13 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
               : plan.worth_it)
         return Algorithm::RowPanel;
     }
+    const bool row_groups =
+        shape.n <= 16 && cuda::spmm_row_groups(A.rows(), A.nnz(), max_row,
+                                               cuda::spmm_row_group_lanes(shape.n, kVec, fits),
+                                               cuda::auto_device().sms);
     return cuda::choose_spmm(mean_row, max_row, shape.n, few_rows,
-                             cuda::fits_l2(static_cast<std::int64_t>(A.bytes())), groups(true));
+                             cuda::fits_l2(static_cast<std::int64_t>(A.bytes())), groups(true),
+                             row_groups);
   });
 
   using CscM = Csc<T, I>;

@@ -47,6 +47,10 @@ inline constexpr double kSpmmMergeGroupsMean = 4.0;
 ///     (the same rule as CSR SpMV's first);
 ///  1. irregular rows (irregular_rows, the CSR SpMV test): merge-based,
 ///     whose equal shares of nonzeros are the only balanced split;
+///  1b. n ≤ 16 where row split takes row groups (`row_groups`:
+///     spmm_row_groups, a group of lanes per row): row split, 1.26-3.85×
+///     faster than merge-based on every regular member measured (H200,
+///     session 30; kRowGroupsMean);
 ///  2. merge_groups (merge-based takes vector groups at this n,
 ///     spmm_vector_groups) and mean < kSpmmMergeGroupsMean: merge-based;
 ///     n ≤ 16 and mean < kSpmmMergeCachedThreshold, or mean <
@@ -64,9 +68,10 @@ inline constexpr double kSpmmMergeGroupsMean = 4.0;
 /// GPU). few_rows is rule 0's test, few_rows(rows, longest) of kernels.hpp
 /// (CSR SpMV's first rule), taken by the caller.
 inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t n, bool few_rows,
-                             bool fits_l2, bool merge_groups = false) {
+                             bool fits_l2, bool merge_groups = false, bool row_groups = false) {
   if (few_rows) return Algorithm::RowSplit;
   if (irregular_rows(mean_row, max_row)) return Algorithm::MergeBased;
+  if (n <= 16 && row_groups) return Algorithm::RowSplit;
   if (merge_groups && mean_row < kSpmmMergeGroupsMean) return Algorithm::MergeBased;
   if (n <= 16 &&
       (mean_row < kSpmmMergeCachedThreshold || (mean_row < kSpmmMergeThreshold && !fits_l2)))
@@ -83,7 +88,10 @@ inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t
 /// the warp splits into 32/W slots of W = next power of two ≥ n lanes;
 /// slots stride over the row's nonzeros and are summed by shuffles, so lanes
 /// are not left idle; so do slots of W = 8 or 16 lanes of 16-byte vectors
-/// where spmm_vector_groups says so (f32 n ≤ 64, f64 n ≤ 32).
+/// where spmm_vector_groups says so (f32 n ≤ 64, f64 n ≤ 32). n ≤ 16 on a
+/// large matrix of short rows (spmm_row_groups): a group of W lanes per
+/// row instead, 16-byte vectors where B and C take them (f32 n = 8: two
+/// lanes of 4 floats a row, 16 rows a warp).
 template <Value T, Index I>
 void spmm_csr_row_split(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                         const ExecContext& ctx);
@@ -276,6 +284,44 @@ inline int spmm_vector_groups(std::int64_t n, int vec, bool fits, bool merge, st
   const int w = n <= 8 * vec ? 8 : 16;
   if (merge) return w == 8 ? w : 0;
   return mean_row >= 3 && (w == 8 || rows >= 8192) ? w : 0;
+}
+
+/// Longest mean row length for which row split takes n ≤ 16 in row groups
+/// (spmm_row_groups). H200, session 30 (bench/results/spmm-groups-*-s30-*),
+/// row groups against merge-based (Auto's pick there before) at n = 8 and
+/// 16: 1.26-3.85× faster on every regular member measured, f32 and f64:
+/// road networks (2.7 per row) 1.26-1.6×, banded (3.5) 1.96-3.19×, 5-, 7-
+/// and 9-point stencils 2.1-3.85×, random-d10 1.3-2.5×. No member with a
+/// mean between 10 and 18 was measured, and FEM b = 2 (18 per row) was not:
+/// the bound sits above the longest one measured, and longer rows keep a
+/// warp per row.
+inline constexpr double kRowGroupsMean = 12.0;
+
+/// Lanes per row of row split's row groups at width n ≤ 16: the next power
+/// of two ≥ n / vec when B and C take vectors of `vec` columns (`fits`:
+/// vector_fits, which needs n % vec == 0), else ≥ n.
+inline int spmm_row_group_lanes(std::int64_t n, int vec, bool fits) {
+  const std::int64_t cols = fits ? n / vec : n;
+  int w = 1;
+  while (w < cols)
+    w *= 2;
+  return w;
+}
+
+/// Whether row split takes n ≤ 16 in groups of w lanes per row (one row a
+/// group, 32/w rows a warp: spmm_csr.cu's row_group_narrow) instead of a
+/// warp per row: rows of at most kRowGroupsMean nonzeros on average and
+/// not irregular (irregular_rows: a group would walk a long row alone),
+/// and enough groups for 32 warps per SM of the device's `sms` (false for
+/// sms = 0, no device). On smaller matrices the product is latency bound,
+/// and the warp per row with K warps a row (row_split_parts) shortens the
+/// chain of dependent loads.
+inline bool spmm_row_groups(std::int64_t rows, std::int64_t nnz, std::int64_t max_row, int w,
+                            int sms) {
+  if (rows <= 0 || sms <= 0) return false;
+  const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
+  return mean <= kRowGroupsMean && !irregular_rows(mean, max_row) &&
+         rows * w / 32 >= std::int64_t{32} * sms;
 }
 
 /// Whether merge-based's vector groups (W = 8) take units of 64 nonzeros

@@ -7,17 +7,17 @@
 //
 // Widths: for n ≤ 16 a group of W lanes (W = the next power of two ≥ n) works
 // on W consecutive columns of B and C, so that narrow products do not leave
-// lanes idle. Up to n = 64 (f32) or 32 (f64), where B and C are row-major and
-// aligned, groups of W = 8 or 16 lanes of 16-byte vectors (4 floats, 2
-// doubles) do the same where spmm_vector_groups (spmm.hpp) says so: on the
-// H100 they made row split up to 2.4× and merge-based up to 2× faster at
-// n = 32. Otherwise, for n > 16, a warp covers a tile of 32·VEC·NV columns
-// (gridDim.y tiles): each lane NV vectors of VEC consecutive columns, one 8-
-// or 16-byte load per vector where B and C are row-major and aligned (tiles
-// of 64 for n ≤ 64, of 128 beyond), else VEC = 1, the paper's one column per
-// lane (tiles of 32). On the H100 the vectors made n = 64 about 1.3-1.6×
-// faster than the paper's layout (f64 and f32). That lane layout lives in
-// spmm_tile.cuh, shared with the row panel kernel (spmm_panel.cu: a warp per
+// lanes idle; on large matrices of short rows row split gives each row such
+// a group (row_group_narrow, 16-byte vectors where B and C allow: two lanes
+// a row for f32 at n = 8) instead of a warp. Up to n = 64 (f32) or 32
+// (f64), where B and C are row-major and aligned, groups of W = 8 or 16 lanes of 16-byte vectors (4
+// floats, 2 doubles) do the same where spmm_vector_groups (spmm.hpp) says so: on the H100 they made
+// row split up to 2.4× and merge-based up to 2× faster at n = 32. Otherwise, for n > 16, a warp
+// covers a tile of 32·VEC·NV columns (gridDim.y tiles): each lane NV vectors of VEC consecutive
+// columns, one 8- or 16-byte load per vector where B and C are row-major and aligned (tiles of 64
+// for n ≤ 64, of 128 beyond), else VEC = 1, the paper's one column per lane (tiles of 32). On the
+// H100 the vectors made n = 64 about 1.3-1.6× faster than the paper's layout (f64 and f32). That
+// lane layout lives in spmm_tile.cuh, shared with the row panel kernel (spmm_panel.cu: a warp per
 // panel of R consecutive rows over the union of their columns).
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -308,6 +308,65 @@ __global__ void __launch_bounds__(kSpmmBlock)
     if (!meet_parts<K>(acc, warp, part, row < m)) return;
   }
   if (slot == 0 && active) store_c_vec<VEC>(C, row, j, alpha, acc, beta);
+}
+
+/// Nonzeros a lane of row_group_narrow loads per step.
+constexpr int kGroupUnroll = 4;
+
+/// n ≤ 16 on short rows (spmm_row_groups, spmm.hpp): a group of W lanes per row,
+/// lane j holding columns j·VEC .. j·VEC + VEC - 1 (VEC = 4 floats or 2
+/// doubles where B and C take 16-byte vectors, so W = n / VEC lanes: 2 for
+/// f32 at n = 8), 32/W rows per warp. Each group walks its own row in steps
+/// of kGroupUnroll nonzeros whose loads are all issued before the first
+/// product; the lanes of a group read the same column indices and values
+/// (one request per warp). No shuffles and no partial sums: where row split's
+/// warp per row leaves most of its 32/W slots idle on rows of a few nonzeros
+/// and merge-based pays for its row ends, carry-outs and fix-up, a group
+/// does a row's work and nothing else. Rows of very different lengths leave
+/// the groups of a warp waiting for the longest (Auto gives such matrices to
+/// merge-based).
+template <int W, int VEC, class T, class I>
+__global__ void __launch_bounds__(kSpmmBlock)
+    row_group_narrow(std::int64_t m, std::int64_t n, const I* __restrict__ ptr,
+                     const I* __restrict__ col, const T* __restrict__ val, Strided<const T> B,
+                     T alpha, T beta, Strided<T> C) {
+  constexpr int kU = kGroupUnroll;
+  const std::int64_t row = (blockIdx.x * std::int64_t{kSpmmBlock} + threadIdx.x) / W;
+  const int j = static_cast<int>(threadIdx.x % W) * VEC;  // the lane's first column
+  if (row >= m || j >= n) return;  // no shuffles below: lanes leave on their own
+  T acc[VEC];
+#pragma unroll
+  for (int e = 0; e < VEC; ++e)
+    acc[e] = T{0};
+  const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
+  const GroupB<T, VEC> bj(B, j);
+  for (std::int64_t k = begin; k < end; k += kU) {
+    I c[kU];
+    T v[kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const bool in = k + u < end;
+      c[u] = in ? load(col + k + u) : I{0};
+      v[u] = in ? load(val + k + u) : T{0};
+    }
+    T b[kU][VEC];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (k + u < end) {
+        bj(c[u], b[u]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < VEC; ++e)
+          b[u][e] = T{0};
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u)
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        acc[e] += v[u] * b[u][e];
+  }
+  store_c_vec<VEC>(C, row, j, alpha, acc, beta);
 }
 
 // ---- merge-based ------------------------------------------------------------
@@ -981,6 +1040,34 @@ void with_groups(const Csr<T, I>& A, const Strided<const T>& B, const Strided<T>
                                     [&]<int W>() { f.template operator()<W, 1>(); });
 }
 
+/// n ≤ 16: calls f.template operator()<W, VEC>() with row_group_narrow's
+/// lanes (16-byte vectors where B and C take them and n is a multiple of
+/// the vector, W = the next power of two ≥ n / VEC; else VEC = 1, W =
+/// group_width(n)) and returns true, or returns false where
+/// spmm_row_groups says no.
+template <class T, class I, class F>
+bool with_row_groups(const Csr<T, I>& A, const Strided<const T>& B, const Strided<T>& C,
+                     std::int64_t n, F&& f) {
+  if (n > 16 || A.rows() == 0) return false;
+  constexpr int V = kGroupVec<T>;
+  const bool vec = vector_fits<V>(B, C, n);
+  const int w = spmm_row_group_lanes(n, V, vec);
+  // The row statistics are read (cached) only for a matrix large enough.
+  if (!spmm_row_groups(A.rows(), A.nnz(), 0, w, auto_device().sms) ||
+      !spmm_row_groups(A.rows(), A.nnz(), csr_row_stats(A).max_len, w, auto_device().sms))
+    return false;
+  if (vec) {
+    if constexpr (V == 4) {
+      with_constant<4, 1, 2>(w, [&]<int W>() { f.template operator()<W, V>(); });
+    } else {
+      with_constant<8, 1, 2, 4>(w, [&]<int W>() { f.template operator()<W, V>(); });
+    }
+  } else {
+    with_constant<16, 1, 2, 4, 8>(w, [&]<int W>() { f.template operator()<W, 1>(); });
+  }
+  return true;
+}
+
 }  // namespace
 
 template <Value T, Index I>
@@ -988,6 +1075,16 @@ void spmm_csr_row_split(T alpha, const Csr<T, I>& A, DenseView<const T> B, T bet
                         const ExecContext& ctx) {
   const Strided<const T> b = strided(B);
   const Strided<T> c = strided(C);
+  const std::int64_t n = B.cols;
+  if (with_row_groups(A, b, c, n, [&]<int W, int VEC>() {
+        row_group_narrow<W, VEC, T, I>
+            <<<grid_size(A.rows() * W, kSpmmBlock, "row_group_narrow"), kSpmmBlock, 0,
+               ctx.stream>>>(A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
+                             b, alpha, beta, c);
+      })) {
+    check_launch("row_group_narrow");
+    return;
+  }
   with_groups<false>(A, b, c, B.cols, [&]<int W, int VEC>() {
     launch_row_split<W, VEC>(alpha, A, b, beta, c, B.cols, ctx);
   });
