@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,10 +45,35 @@ struct BenchOptions {
   bool quiet = false;
 };
 
+/// The folder of real matrices for the default suite: $SPX_REAL_MATRICES
+/// when set, else the checkout's shared/matrices/real when it exists (a
+/// copy of the tree carries shared/ inside it), else the one beside the
+/// source tree.
 std::string default_real_dir() {
   if (const char* env = std::getenv("SPX_REAL_MATRICES"); env != nullptr && *env != '\0')
     return env;
+  std::error_code ec;
+  if (std::filesystem::is_directory(SPX_CHECKOUT_MATRICES, ec)) return SPX_CHECKOUT_MATRICES;
   return SPX_SHARED_MATRICES;
+}
+
+/// The real-matrix folder of the default suite: --real-dir, which must be a
+/// folder, or default_real_dir(), whose absence is noted on stderr (the
+/// suite then holds the generated members only).
+std::string real_dir_of(const BenchOptions& o) {
+  std::error_code ec;
+  if (!o.real_dir.empty()) {
+    if (!std::filesystem::is_directory(o.real_dir, ec))
+      throw InvalidInput(fmt::format("--real-dir: '{}' is not a folder", o.real_dir));
+    return o.real_dir;
+  }
+  const std::string dir = default_real_dir();
+  if (!std::filesystem::is_directory(dir, ec))
+    fmt::print(stderr,
+               "spx bench: no real matrices in the suite: '{}' is not a folder (name one with "
+               "--real-dir or $SPX_REAL_MATRICES)\n",
+               dir);
+  return dir;
 }
 
 /// Progress on stderr: one line rewritten in place on a terminal, otherwise
@@ -105,8 +131,8 @@ void run(const BenchOptions& o) {
     if (!o.paths.empty() || !o.suite.empty())
       throw InvalidInput(
           "--op batch runs the built-in batch suite: give no matrices and no --suite");
-    std::vector<bench::BatchMember> batches = bench::default_batch_suite(
-        o.real_dir.empty() ? default_real_dir() : o.real_dir, config.effective_batch_scale());
+    std::vector<bench::BatchMember> batches =
+        bench::default_batch_suite(real_dir_of(o), config.effective_batch_scale());
     if (!o.only.empty()) {
       std::erase_if(batches, [&](const bench::BatchMember& m) {
         for (const auto& s : o.only)
@@ -137,8 +163,7 @@ void run(const BenchOptions& o) {
   } else if (o.suite == "density") {
     suite = bench::density_suite(config.backend);
   } else {
-    suite =
-        bench::default_suite(config.backend, o.real_dir.empty() ? default_real_dir() : o.real_dir);
+    suite = bench::default_suite(config.backend, real_dir_of(o));
   }
   if (!o.only.empty()) {
     std::erase_if(suite.members, [&](const bench::SuiteMember& m) {
@@ -268,8 +293,10 @@ void add_bench(CLI::App& app) {
       ->check(CLI::Validator(
           [](std::string& f) { return f.empty() ? std::string("empty file name") : ""; }, ""));
   cmd->add_option("--real-dir", o->real_dir,
-                  "Folder of real matrices for the default suite (default: $SPX_REAL_MATRICES or "
-                  "../shared/matrices/real next to the source tree)");
+                  "Folder of real matrices for the default and batch suites (default: "
+                  "$SPX_REAL_MATRICES, else shared/matrices/real in the source tree, else "
+                  "../shared/matrices/real beside it; a missing default is noted on stderr and "
+                  "the suite keeps its generated members)");
   cmd->add_option("--only", o->only, "Keep only members whose name contains this (repeatable)")
       ->check(CLI::Validator(
           [](std::string& f) { return f.empty() ? std::string("empty name") : ""; }, ""));
