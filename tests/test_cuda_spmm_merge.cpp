@@ -333,14 +333,18 @@ TYPED_TEST(CudaSpmmMerge, VectorGroupsOnALargeMatrix) {
   }
 }
 
-/// Row split's row groups of n ≤ 16 (cuda::spmm_row_groups: a group of W
-/// lanes per row on large matrices of short rows): 140000 rows of 0..12
-/// nonzeros (a quarter empty, a run of 50 empty rows, a row of 40 and the
-/// last row empty), which Auto gives to row split, n = 1, 3, 4, 8, 12 and 16: aligned row-major B
-/// and C (16-byte vectors: in f32 n = 4, 8, 12 and 16 take groups of 1, 2, 4 and 4 lanes of 4
-/// floats, n = 12 leaving a lane of its group idle), padded and aligned, column-major (one column a
-/// lane, up to 16 lanes a row) and an odd leading dimension; integer data compared exactly, C
-/// poisoned with NaN for beta = 0 and its padding checked.
+/// Row split's row groups of n ≤ 16 (cuda::spmm_row_groups: a group of
+/// lanes of 16-byte vectors per row on large matrices of short rows with
+/// row-major, aligned B and C): 200000 rows of 0..12 nonzeros (a quarter
+/// empty, a run of 50 empty rows, a row of 40 and the last row empty),
+/// enough for 32 warps per SM on GPUs of up to 195 SMs even with one lane a
+/// row; n = 4, 8, 12, 16 (f32: groups of 1, 2, 4 and 4 lanes of 4 floats,
+/// n = 12 leaving a lane idle; f64: 2, 4, 8, 8 lanes of 2 doubles) and n =
+/// 3 (no vectors: the warp per row). Aligned row-major B and C, padded and
+/// aligned (the groups), column-major and mixed layouts (the warp per
+/// row); Auto picks row split where the groups apply and merge-based (mean
+/// below 5.5) elsewhere. Integer data compared exactly, C poisoned with NaN
+/// for beta = 0 and its padding checked.
 TYPED_TEST(CudaSpmmMerge, RowGroupsOnALargeMatrix) {
   SPX_REQUIRE_GPU_OR_SKIP();
   using T = typename TypeParam::value_type;
@@ -349,7 +353,7 @@ TYPED_TEST(CudaSpmmMerge, RowGroupsOnALargeMatrix) {
   std::mt19937_64 gen(seed);
   const std::int64_t cols = 50000;
   std::vector<std::int64_t> len;
-  for (int r = 0; r < 140000; ++r)
+  for (int r = 0; r < 200000; ++r)
     len.push_back(gen() % 4 == 0 ? 0 : static_cast<std::int64_t>(gen() % 12) + 1);
   std::fill(len.begin() + 70000, len.begin() + 70050, 0);
   len[1234] = 40;
@@ -358,24 +362,18 @@ TYPED_TEST(CudaSpmmMerge, RowGroupsOnALargeMatrix) {
   const Csr<T, I> dA = A.to(Space::Device);
   const T sentinel = T{-777};
   const Storage storages[] = {kStorages[0], kStorages[3], kStorages[1], kStorages[2]};
-  // Under the sanitizers (small tests) n = 3 (scalar lanes) and 8 (vectors).
-  const std::vector<std::int64_t> widths = small_tests()
-                                               ? std::vector<std::int64_t>{3, 8}
-                                               : std::vector<std::int64_t>{1, 3, 4, 8, 12, 16};
+  // Under the sanitizers (small tests) n = 3 (no vectors) and 8 (vectors).
+  const std::vector<std::int64_t> widths =
+      small_tests() ? std::vector<std::int64_t>{3, 8} : std::vector<std::int64_t>{3, 4, 8, 12, 16};
   for (const std::int64_t n : widths) {
 #if SPX_HAVE_CUDA
-    // The narrowest group of this width (vectors of 16 bytes where n takes
-    // them) holds enough rows for the row groups on this GPU.
-    const int vec = n % (16 / static_cast<std::int64_t>(sizeof(T))) == 0 ? 16 / sizeof(T) : 1;
-    int w = 1;
-    while (w < n / vec)
-      w *= 2;
-    ASSERT_TRUE(cuda::spmm_row_groups(A.rows(), A.nnz(), 40, w, cuda::sm_count())) << "n=" << n;
-    // Auto takes row split here (rule 1b of cuda::choose_spmm): merge-based
-    // before the row groups (mean below 5.5).
+    constexpr int kVec = sizeof(T) == 4 ? 4 : 2;
+    const bool fits = n % kVec == 0;
+    ASSERT_EQ(cuda::spmm_row_groups(A.rows(), A.nnz(), 40, n, kVec, fits, cuda::sm_count()), fits)
+        << "n=" << n;
     const Algorithm picked =
         Registry<T, I>::instance().choose_spmm(MatrixRef<T, I>{&dA}, Backend::Cuda, SpmmShape{n});
-    EXPECT_EQ(picked, Algorithm::RowSplit) << "n=" << n;
+    EXPECT_EQ(picked, fits ? Algorithm::RowSplit : Algorithm::MergeBased) << "n=" << n;
 #endif
     const auto B = values<T>(cols * n, true, seed + 2);
     const auto C0 = values<T>(A.rows() * n, true, seed + 3);

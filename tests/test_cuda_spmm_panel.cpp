@@ -547,22 +547,32 @@ TEST(CudaSpmmPanelRule, VectorGroupsOnHandmadeStatistics) {
   EXPECT_EQ(cuda::choose_spmm(5.0, 5, 8, false, false, false, false), Algorithm::MergeBased);
   EXPECT_EQ(cuda::choose_spmm(7.6, 20000, 8, false, false, false, true), Algorithm::MergeBased);
   EXPECT_EQ(cuda::choose_spmm(5.0, 5, 32, false, false, false, true), Algorithm::RowSplit);
-  // Row groups: lanes per row (vectors of 4 floats or 2 doubles where they
-  // fit), short regular rows, 32 warps per SM; none without a device.
-  EXPECT_EQ(cuda::spmm_row_group_lanes(8, 4, true), 2);
-  EXPECT_EQ(cuda::spmm_row_group_lanes(12, 4, true), 4);
-  EXPECT_EQ(cuda::spmm_row_group_lanes(4, 4, true), 1);
-  EXPECT_EQ(cuda::spmm_row_group_lanes(8, 2, true), 4);
-  EXPECT_EQ(cuda::spmm_row_group_lanes(8, 4, false), 8);
-  EXPECT_EQ(cuda::spmm_row_group_lanes(3, 4, false), 4);
-  EXPECT_EQ(cuda::spmm_row_group_lanes(1, 4, false), 1);
-  EXPECT_TRUE(cuda::spmm_row_groups(4000000, 20000000, 5, 2, 132));       // 5-point stencil
-  EXPECT_TRUE(cuda::spmm_row_groups(67584, 67584 * 5, 5, 2, 132));        // exactly 32 warps an SM
-  EXPECT_FALSE(cuda::spmm_row_groups(67583, 67583 * 5, 5, 2, 132));       // one row short
-  EXPECT_FALSE(cuda::spmm_row_groups(4000000, 20000000, 5, 2, 0));        // no device
-  EXPECT_FALSE(cuda::spmm_row_groups(1125000, 20250000, 18, 8, 132));     // FEM b = 2: 18 a row
-  EXPECT_FALSE(cuda::spmm_row_groups(2097152, 16000000, 90000, 2, 132));  // rmat: irregular
-  EXPECT_FALSE(cuda::spmm_row_groups(0, 0, 0, 2, 132));
+  // Row groups: lanes per row of 16-byte vectors (4 floats or 2 doubles);
+  // row-major aligned B and C only, short regular rows, 32 warps per SM; none
+  // without a device or past n = 16.
+  EXPECT_EQ(cuda::spmm_row_group_lanes(8, 4), 2);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(12, 4), 4);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(16, 4), 4);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(4, 4), 1);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(8, 2), 4);
+  EXPECT_EQ(cuda::spmm_row_group_lanes(2, 2), 1);
+  const auto groups = [](std::int64_t rows, double mean, std::int64_t longest, std::int64_t n,
+                         int vec, bool fits, int sms) {
+    return cuda::spmm_row_groups(rows, static_cast<std::int64_t>(mean * static_cast<double>(rows)),
+                                 longest, n, vec, fits, sms);
+  };
+  EXPECT_TRUE(groups(4000000, 5.0, 5, 8, 4, true, 132));       // 5-point stencil, f32
+  EXPECT_TRUE(groups(4000000, 5.0, 5, 16, 2, true, 132));      // f64
+  EXPECT_TRUE(groups(67584, 5.0, 5, 8, 4, true, 132));         // exactly 32 warps an SM
+  EXPECT_FALSE(groups(67583, 5.0, 5, 8, 4, true, 132));        // one row short
+  EXPECT_TRUE(groups(33792, 5.0, 5, 8, 2, true, 132));         // f64: 4 lanes a row
+  EXPECT_FALSE(groups(4000000, 5.0, 5, 8, 4, false, 132));     // column-major or unaligned
+  EXPECT_FALSE(groups(4000000, 5.0, 5, 32, 4, true, 132));     // n > 16
+  EXPECT_FALSE(groups(4000000, 5.0, 5, 8, 4, true, 0));        // no device
+  EXPECT_TRUE(groups(2000000, 10.0, 11, 8, 4, true, 132));     // random-d10
+  EXPECT_FALSE(groups(1125000, 18.0, 18, 8, 4, true, 132));    // FEM b = 2: 18 a row
+  EXPECT_FALSE(groups(2097152, 7.6, 90000, 8, 4, true, 132));  // rmat: irregular
+  EXPECT_FALSE(groups(0, 0.0, 0, 8, 4, true, 132));
   // Row panel against row split's groups: no near-parity test, and at
   // ratio >= 0.4 only on rows of under 20.
   EXPECT_FALSE(cuda::panel_beats_groups(0.85, 6.9, false));   // 7-point stencil

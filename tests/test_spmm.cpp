@@ -406,10 +406,8 @@ TYPED_TEST(SpmmKernels, CudaAutoRuleFollowsRowLengths) {
       const int vec = sizeof(T) == 4 ? 4 : 2;
       const bool split_groups = cuda::spmm_vector_groups(n, vec, true, false, A.rows(), mean) > 0;
       const bool merge_groups = cuda::spmm_vector_groups(n, vec, true, true, A.rows(), mean) > 0;
-      const bool row_groups =
-          n <= 16 && cuda::spmm_row_groups(A.rows(), A.nnz(), longest,
-                                           cuda::spmm_row_group_lanes(n, vec, n % vec == 0),
-                                           cuda::auto_device().sms);
+      const bool row_groups = cuda::spmm_row_groups(A.rows(), A.nnz(), longest, n, vec,
+                                                    n % vec == 0, cuda::auto_device().sms);
       if (!few) {
         if (irregular_rows || (merge_groups && mean < 4.0) ||
             (n <= 16 && !row_groups && (mean < 5.5 || (mean < 9.35 && !cached))))

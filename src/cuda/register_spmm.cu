@@ -57,10 +57,8 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
               : plan.worth_it)
         return Algorithm::RowPanel;
     }
-    const bool row_groups =
-        shape.n <= 16 && cuda::spmm_row_groups(A.rows(), A.nnz(), max_row,
-                                               cuda::spmm_row_group_lanes(shape.n, kVec, fits),
-                                               cuda::auto_device().sms);
+    const bool row_groups = cuda::spmm_row_groups(A.rows(), A.nnz(), max_row, shape.n, kVec, fits,
+                                                  cuda::auto_device().sms);
     return cuda::choose_spmm(mean_row, max_row, shape.n, few_rows,
                              cuda::fits_l2(static_cast<std::int64_t>(A.bytes())), groups(true),
                              row_groups);

@@ -89,9 +89,9 @@ inline Algorithm choose_spmm(double mean_row, std::int64_t max_row, std::int64_t
 /// slots stride over the row's nonzeros and are summed by shuffles, so lanes
 /// are not left idle; so do slots of W = 8 or 16 lanes of 16-byte vectors
 /// where spmm_vector_groups says so (f32 n ≤ 64, f64 n ≤ 32). n ≤ 16 on a
-/// large matrix of short rows (spmm_row_groups): a group of W lanes per
-/// row instead, 16-byte vectors where B and C take them (f32 n = 8: two
-/// lanes of 4 floats a row, 16 rows a warp).
+/// large matrix of short rows with row-major, aligned B and C
+/// (spmm_row_groups): a group of W lanes of 16-byte vectors per row instead
+/// (f32 n = 8: two lanes of 4 floats a row, 16 rows a warp).
 template <Value T, Index I>
 void spmm_csr_row_split(T alpha, const Csr<T, I>& A, DenseView<const T> B, T beta, DenseView<T> C,
                         const ExecContext& ctx);
@@ -297,31 +297,32 @@ inline int spmm_vector_groups(std::int64_t n, int vec, bool fits, bool merge, st
 /// warp per row.
 inline constexpr double kRowGroupsMean = 12.0;
 
-/// Lanes per row of row split's row groups at width n ≤ 16: the next power
-/// of two ≥ n / vec when B and C take vectors of `vec` columns (`fits`:
-/// vector_fits, which needs n % vec == 0), else ≥ n.
-inline int spmm_row_group_lanes(std::int64_t n, int vec, bool fits) {
-  const std::int64_t cols = fits ? n / vec : n;
+/// Lanes per row of row split's row groups at width n ≤ 16 with vectors of
+/// `vec` columns (n a multiple of vec): the next power of two ≥ n / vec.
+inline int spmm_row_group_lanes(std::int64_t n, int vec) {
   int w = 1;
-  while (w < cols)
+  while (w * vec < n)
     w *= 2;
   return w;
 }
 
-/// Whether row split takes n ≤ 16 in groups of w lanes per row (one row a
-/// group, 32/w rows a warp: spmm_csr.cu's row_group_narrow) instead of a
-/// warp per row: rows of at most kRowGroupsMean nonzeros on average and
-/// not irregular (irregular_rows: a group would walk a long row alone),
-/// and enough groups for 32 warps per SM of the device's `sms` (false for
-/// sms = 0, no device). On smaller matrices the product is latency bound,
-/// and the warp per row with K warps a row (row_split_parts) shortens the
-/// chain of dependent loads.
-inline bool spmm_row_groups(std::int64_t rows, std::int64_t nnz, std::int64_t max_row, int w,
-                            int sms) {
-  if (rows <= 0 || sms <= 0) return false;
+/// Whether row split takes n ≤ 16 in groups of lanes per row (one row a
+/// group of spmm_row_group_lanes(n, vec) lanes, each a 16-byte vector of
+/// `vec` columns: spmm_csr.cu's row_group_narrow) instead of a warp per
+/// row: B and C take the vectors (`fits`: vector_fits, row-major and
+/// aligned, n a multiple of vec; only those were measured, so column-major
+/// operands keep the warp per row), rows of at most kRowGroupsMean nonzeros
+/// on average and not irregular (irregular_rows: a group would walk a long
+/// row alone), and enough groups for 32 warps per SM of the device's `sms`
+/// (false for sms = 0, no device). On smaller matrices the product is
+/// latency bound, and the warp per row with K warps a row
+/// (row_split_parts) shortens the chain of dependent loads.
+inline bool spmm_row_groups(std::int64_t rows, std::int64_t nnz, std::int64_t max_row,
+                            std::int64_t n, int vec, bool fits, int sms) {
+  if (n > 16 || !fits || rows <= 0 || sms <= 0) return false;
   const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
   return mean <= kRowGroupsMean && !irregular_rows(mean, max_row) &&
-         rows * w / 32 >= std::int64_t{32} * sms;
+         rows * spmm_row_group_lanes(n, vec) / 32 >= std::int64_t{32} * sms;
 }
 
 /// Whether merge-based's vector groups (W = 8) take units of 64 nonzeros

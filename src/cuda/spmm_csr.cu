@@ -315,8 +315,8 @@ constexpr int kGroupUnroll = 4;
 
 /// n ≤ 16 on short rows (spmm_row_groups, spmm.hpp): a group of W lanes per row,
 /// lane j holding columns j·VEC .. j·VEC + VEC - 1 (VEC = 4 floats or 2
-/// doubles where B and C take 16-byte vectors, so W = n / VEC lanes: 2 for
-/// f32 at n = 8), 32/W rows per warp. Each group walks its own row in steps
+/// doubles: B and C take 16-byte vectors; W = n / VEC lanes rounded up to a
+/// power of two: 2 for f32 at n = 8), 32/W rows per warp. Each group walks its own row in steps
 /// of kGroupUnroll nonzeros whose loads are all issued before the first
 /// product; the lanes of a group read the same column indices and values
 /// (one request per warp). No shuffles and no partial sums: where row split's
@@ -1040,30 +1040,26 @@ void with_groups(const Csr<T, I>& A, const Strided<const T>& B, const Strided<T>
                                     [&]<int W>() { f.template operator()<W, 1>(); });
 }
 
-/// n ≤ 16: calls f.template operator()<W, VEC>() with row_group_narrow's
-/// lanes (16-byte vectors where B and C take them and n is a multiple of
-/// the vector, W = the next power of two ≥ n / VEC; else VEC = 1, W =
-/// group_width(n)) and returns true, or returns false where
-/// spmm_row_groups says no.
+/// n ≤ 16: calls f.template operator()<W>() with row_group_narrow's lanes
+/// per row (spmm_row_group_lanes: 16-byte vectors of kGroupVec<T>
+/// columns) and returns true, or returns false where spmm_row_groups says
+/// no (B or C without the vectors, long or irregular rows, a small matrix).
 template <class T, class I, class F>
 bool with_row_groups(const Csr<T, I>& A, const Strided<const T>& B, const Strided<T>& C,
                      std::int64_t n, F&& f) {
-  if (n > 16 || A.rows() == 0) return false;
   constexpr int V = kGroupVec<T>;
-  const bool vec = vector_fits<V>(B, C, n);
-  const int w = spmm_row_group_lanes(n, V, vec);
-  // The row statistics are read (cached) only for a matrix large enough.
-  if (!spmm_row_groups(A.rows(), A.nnz(), 0, w, auto_device().sms) ||
-      !spmm_row_groups(A.rows(), A.nnz(), csr_row_stats(A).max_len, w, auto_device().sms))
+  if (n > 16 || A.rows() == 0) return false;
+  const bool fits = vector_fits<V>(B, C, n);
+  const int sms = auto_device().sms;
+  // The row statistics are read (cached) only where the rest holds.
+  if (!spmm_row_groups(A.rows(), A.nnz(), 0, n, V, fits, sms) ||
+      !spmm_row_groups(A.rows(), A.nnz(), csr_row_stats(A).max_len, n, V, fits, sms))
     return false;
-  if (vec) {
-    if constexpr (V == 4) {
-      with_constant<4, 1, 2>(w, [&]<int W>() { f.template operator()<W, V>(); });
-    } else {
-      with_constant<8, 1, 2, 4>(w, [&]<int W>() { f.template operator()<W, V>(); });
-    }
+  const int w = spmm_row_group_lanes(n, V);
+  if constexpr (V == 4) {
+    with_constant<4, 1, 2>(w, [&]<int W>() { f.template operator()<W>(); });
   } else {
-    with_constant<16, 1, 2, 4, 8>(w, [&]<int W>() { f.template operator()<W, 1>(); });
+    with_constant<8, 1, 2, 4>(w, [&]<int W>() { f.template operator()<W>(); });
   }
   return true;
 }
@@ -1076,8 +1072,8 @@ void spmm_csr_row_split(T alpha, const Csr<T, I>& A, DenseView<const T> B, T bet
   const Strided<const T> b = strided(B);
   const Strided<T> c = strided(C);
   const std::int64_t n = B.cols;
-  if (with_row_groups(A, b, c, n, [&]<int W, int VEC>() {
-        row_group_narrow<W, VEC, T, I>
+  if (with_row_groups(A, b, c, n, [&]<int W>() {
+        row_group_narrow<W, kGroupVec<T>, T, I>
             <<<grid_size(A.rows() * W, kSpmmBlock, "row_group_narrow"), kSpmmBlock, 0,
                ctx.stream>>>(A.rows(), n, A.row_ptr().data(), A.col_idx().data(), A.values().data(),
                              b, alpha, beta, c);
