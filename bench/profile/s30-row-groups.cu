@@ -57,6 +57,38 @@ using namespace spx::cuda::spmm_tile;  // NOLINT(google-build-using-namespace)
 
 constexpr int kUnroll = 4;
 
+/// strided_step (spmm_csr.cu) verbatim: one step of a lane's walk over a
+/// row, the nonzeros k, k + stride, ... below end, all loads first.
+template <int kU, int VEC, class T, class I>
+__device__ __forceinline__ void strided_step(std::int64_t k, std::int64_t stride, std::int64_t end,
+                                             const I* __restrict__ col, const T* __restrict__ val,
+                                             const GroupB<T, VEC>& bj, T (&acc)[VEC]) {
+  I c[kU];
+  T v[kU];
+#pragma unroll
+  for (int u = 0; u < kU; ++u) {
+    const bool in = k + u * stride < end;
+    c[u] = in ? load(col + k + u * stride) : I{0};
+    v[u] = in ? load(val + k + u * stride) : T{0};
+  }
+  T b[kU][VEC];
+#pragma unroll
+  for (int u = 0; u < kU; ++u) {
+    if (k + u * stride < end) {
+      bj(c[u], b[u]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        b[u][e] = T{0};
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < kU; ++u)
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      acc[e] += v[u] * b[u][e];
+}
+
 /// row_group_narrow (spmm_csr.cu) verbatim but for kSkip: rows of more than
 /// long_len nonzeros are left to long_rows.
 template <int W, int VEC, bool kSkip, class T, class I>
@@ -77,32 +109,8 @@ __global__ void __launch_bounds__(kSpmmBlock)
     if (end - begin > long_len) return;
   }
   const GroupB<T, VEC> bj(B, j);
-  for (std::int64_t k = begin; k < end; k += kU) {
-    I c[kU];
-    T v[kU];
-#pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      const bool in = k + u < end;
-      c[u] = in ? load(col + k + u) : I{0};
-      v[u] = in ? load(val + k + u) : T{0};
-    }
-    T b[kU][VEC];
-#pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      if (k + u < end) {
-        bj(c[u], b[u]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < VEC; ++e)
-          b[u][e] = T{0};
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kU; ++u)
-#pragma unroll
-      for (int e = 0; e < VEC; ++e)
-        acc[e] += v[u] * b[u][e];
-  }
+  for (std::int64_t k = begin; k < end; k += kU)
+    strided_step<kU>(k, 1, end, col, val, bj, acc);
   store_c_vec<VEC>(C, row, j, alpha, acc, beta);
 }
 
@@ -131,32 +139,8 @@ __global__ void __launch_bounds__(kSpmmBlock)
   const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
   const GroupB<T, VEC> bj(B, active ? j : 0);
   if (active) {
-    for (std::int64_t k = begin + slot; k < end; k += kU * kSlots) {
-      I c[kU];
-      T v[kU];
-#pragma unroll
-      for (int u = 0; u < kU; ++u) {
-        const bool in = k + u * kSlots < end;
-        c[u] = in ? load(col + k + u * kSlots) : I{0};
-        v[u] = in ? load(val + k + u * kSlots) : T{0};
-      }
-      T b[kU][VEC];
-#pragma unroll
-      for (int u = 0; u < kU; ++u) {
-        if (k + u * kSlots < end) {
-          bj(c[u], b[u]);
-        } else {
-#pragma unroll
-          for (int e = 0; e < VEC; ++e)
-            b[u][e] = T{0};
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kU; ++u)
-#pragma unroll
-        for (int e = 0; e < VEC; ++e)
-          acc[e] += v[u] * b[u][e];
-    }
+    for (std::int64_t k = begin + slot; k < end; k += kU * kSlots)
+      strided_step<kU>(k, kSlots, end, col, val, bj, acc);
   }
 #pragma unroll
   for (int e = 0; e < VEC; ++e)

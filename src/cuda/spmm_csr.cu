@@ -233,6 +233,40 @@ __global__ void __launch_bounds__(kSpmmBlock, 4)  // ≤ 128 registers: 16 warps
 /// kNarrowUnroll·32/W nonzeros, which the launcher's split_parts counts too).
 constexpr int kNarrowUnroll = 4;
 
+/// One step of a lane's walk over a row: the nonzeros k, k + stride, ...,
+/// k + (kU - 1)·stride that lie below `end`; all their column indices and
+/// values are loaded, then all their vectors of B, before the first product
+/// is added to acc (the positions past `end` add 0·0).
+template <int kU, int VEC, class T, class I>
+__device__ __forceinline__ void strided_step(std::int64_t k, std::int64_t stride, std::int64_t end,
+                                             const I* __restrict__ col, const T* __restrict__ val,
+                                             const GroupB<T, VEC>& bj, T (&acc)[VEC]) {
+  I c[kU];
+  T v[kU];
+#pragma unroll
+  for (int u = 0; u < kU; ++u) {
+    const bool in = k + u * stride < end;
+    c[u] = in ? load(col + k + u * stride) : I{0};
+    v[u] = in ? load(val + k + u * stride) : T{0};
+  }
+  T b[kU][VEC];
+#pragma unroll
+  for (int u = 0; u < kU; ++u) {
+    if (k + u * stride < end) {
+      bj(c[u], b[u]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        b[u][e] = T{0};
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < kU; ++u)
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      acc[e] += v[u] * b[u][e];
+}
+
 /// Grouped lanes (n ≤ 16, and n ≤ 32/64 in f64/f32 with vectors where
 /// spmm_vector_groups says so; with_groups): warp per row, split into 32/W slots of W lanes;
 /// slot s takes the row's nonzeros s, s + 32/W, ...; lane (s, j) accumulates
@@ -271,33 +305,8 @@ __global__ void __launch_bounds__(kSpmmBlock)
     // step predicated).
     const GroupB<T, VEC> bj(B, active ? j : 0);
     if (active) {
-      for (std::int64_t k = begin + slot; k < end; k += kU * kSlots) {
-        I c[kU];
-        T v[kU];
-#pragma unroll
-        for (int u = 0; u < kU; ++u) {
-          const bool in = k + u * kSlots < end;
-          c[u] = in ? load(col + k + u * kSlots) : I{0};
-          v[u] = in ? load(val + k + u * kSlots) : T{0};
-        }
-        T b[kU][VEC];
-#pragma unroll
-        for (int u = 0; u < kU; ++u) {
-          if (k + u * kSlots < end) {
-            bj(c[u], b[u]);
-          } else {
-#pragma unroll
-            for (int e = 0; e < VEC; ++e)
-              b[u][e] = T{0};
-          }
-        }
-#pragma unroll
-        for (int u = 0; u < kU; ++u)
-          if (k + u * kSlots < end)
-#pragma unroll
-            for (int e = 0; e < VEC; ++e)
-              acc[e] += v[u] * b[u][e];
-      }
+      for (std::int64_t k = begin + slot; k < end; k += kU * kSlots)
+        strided_step<kU>(k, kSlots, end, col, val, bj, acc);
     }
     // Reduce across slots (lanes j, j + W, j + 2W, ... hold the same columns).
 #pragma unroll
@@ -340,32 +349,8 @@ __global__ void __launch_bounds__(kSpmmBlock)
     acc[e] = T{0};
   const std::int64_t begin = load(ptr + row), end = load(ptr + row + 1);
   const GroupB<T, VEC> bj(B, j);
-  for (std::int64_t k = begin; k < end; k += kU) {
-    I c[kU];
-    T v[kU];
-#pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      const bool in = k + u < end;
-      c[u] = in ? load(col + k + u) : I{0};
-      v[u] = in ? load(val + k + u) : T{0};
-    }
-    T b[kU][VEC];
-#pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      if (k + u < end) {
-        bj(c[u], b[u]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < VEC; ++e)
-          b[u][e] = T{0};
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kU; ++u)
-#pragma unroll
-      for (int e = 0; e < VEC; ++e)
-        acc[e] += v[u] * b[u][e];
-  }
+  for (std::int64_t k = begin; k < end; k += kU)
+    strided_step<kU>(k, 1, end, col, val, bj, acc);
   store_c_vec<VEC>(C, row, j, alpha, acc, beta);
 }
 
