@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -137,11 +138,15 @@ void expect_same_csr(const Csr<T, I>& got, const Csr<T, I>& want, const std::str
 }
 
 /// The folder of real matrices: $SPX_REAL_MATRICES when set (a copy of the
-/// tree on another machine, as scripts/gpu-check makes), else the path
-/// compiled in (../shared/matrices/real beside the checkout).
+/// tree on another machine, as scripts/gpu-check makes), else the
+/// checkout's shared/matrices/real when it exists, else
+/// ../shared/matrices/real beside the checkout (as `spx bench` looks).
 inline std::string real_matrix_dir() {
   const char* env = std::getenv("SPX_REAL_MATRICES");
-  return env != nullptr && *env != '\0' ? std::string(env) : std::string(SPX_REAL_MATRICES);
+  if (env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  if (std::filesystem::is_directory(SPX_CHECKOUT_MATRICES, ec)) return SPX_CHECKOUT_MATRICES;
+  return SPX_REAL_MATRICES;
 }
 
 inline bool gpu_required() {

@@ -348,14 +348,19 @@ TEST_F(Cli, BenchRefusesMissingFilesAndUnwritableJsonBeforeTheRun) {
           // run (nothing on stdout: no table).
           {m + "--json " + quoted(dir_ / "no" / "run.json"), "does not exist"},
           {m + "--json " + quoted(dir_), "it is a folder"},
-          // --real-dir must be a folder (refused before --only finds no member).
+          // --real-dir must be a folder (refused before --only finds no
+          // member), and applies to the default and batch suites only.
           {"--real-dir " + quoted(dir_ / "nowhere") + " --only no-such-member --quiet",
-           "--real-dir"},
+           "--real-dir: '"},
+          {"--suite quick --real-dir " + quoted(dir_) + " --quiet", "--real-dir applies"},
+          {m + "--real-dir " + quoted(dir_), "--real-dir applies"},
       },
       "bench ");
   // A default folder that is missing is noted, and the suite goes on without it.
   const Result noted = run_spx("bench --only no-such-member --quiet",
-                               "SPX_REAL_MATRICES=" + quoted(dir_ / "nowhere") + " ");
+                               "SPX_REAL_MATRICES=" + quoted(dir_ / "nowhere") + " timeout 60 ");
+  EXPECT_FALSE(noted.signaled) << noted.err;
+  EXPECT_TRUE(noted.out.empty()) << noted.out;
   EXPECT_NE(noted.code, 0);
   EXPECT_NE(noted.err.find("no real matrices in the suite"), std::string::npos) << noted.err;
   EXPECT_NE(noted.err.find("--only: no suite member matches"), std::string::npos) << noted.err;

@@ -374,10 +374,32 @@ TYPED_TEST(CudaSpmmMerge, RowGroupsOnALargeMatrix) {
     const Algorithm picked =
         Registry<T, I>::instance().choose_spmm(MatrixRef<T, I>{&dA}, Backend::Cuda, SpmmShape{n});
     EXPECT_EQ(picked, fits ? Algorithm::RowSplit : Algorithm::MergeBased) << "n=" << n;
+    // B or C off a 16-byte boundary: no vectors, so no row groups either.
+    const Algorithm unaligned = Registry<T, I>::instance().choose_spmm(
+        MatrixRef<T, I>{&dA}, Backend::Cuda,
+        SpmmShape{n, Layout::RowMajor, Layout::RowMajor, n, n, false});
+    EXPECT_EQ(unaligned, Algorithm::MergeBased) << "n=" << n;
 #endif
     const auto B = values<T>(cols * n, true, seed + 2);
     const auto C0 = values<T>(A.rows() * n, true, seed + 3);
     const Product product = reference::product(A, std::span<const T>(B), n);
+    {
+      // spmm() with Auto and B one element off its allocation: merge-based
+      // runs (SpmmShape::aligned), and the product is exact.
+      std::vector<T> shifted(B.size() + 1, T{0});
+      std::copy(B.begin(), B.end(), shifted.begin() + 1);
+      const Array<T> dB(shifted, Space::Device);
+      Array<T> dC(std::vector<T>(static_cast<std::size_t>(A.rows() * n),
+                                 std::numeric_limits<T>::quiet_NaN()),
+                  Space::Device);
+      const RunInfo info = spmm(
+          T{1}, dA, DenseView<const T>{dB.data() + 1, cols, n, n, Layout::RowMajor, Space::Device},
+          T{0}, DenseView<T>{dC.data(), A.rows(), n, n, Layout::RowMajor, Space::Device});
+      EXPECT_EQ(info.algorithm, Algorithm::MergeBased) << "n=" << n << ", B unaligned";
+      const Expected<T> ref = expected<T>(product, T{1}, T{0}, C0);
+      if (exact_mismatches(dC.to_vector(), ref.y, n, fmt::format("Auto n={} B unaligned", n)) > 0)
+        return;
+    }
     for (const Storage& st : storages) {
       for (const T b : {T{0}, T{-1}}) {
         const std::string what = fmt::format(

@@ -546,7 +546,9 @@ TEST(CudaSpmmPanelRule, VectorGroupsOnHandmadeStatistics) {
   EXPECT_EQ(cuda::choose_spmm(5.0, 5, 8, false, false, false, true), Algorithm::RowSplit);
   EXPECT_EQ(cuda::choose_spmm(5.0, 5, 8, false, false, false, false), Algorithm::MergeBased);
   EXPECT_EQ(cuda::choose_spmm(7.6, 20000, 8, false, false, false, true), Algorithm::MergeBased);
-  EXPECT_EQ(cuda::choose_spmm(5.0, 5, 32, false, false, false, true), Algorithm::RowSplit);
+  // Rule 1b is for n ≤ 16 only: at n = 32 the 8-band matrix stays with
+  // merge-based's vector groups.
+  EXPECT_EQ(cuda::choose_spmm(3.5, 8, 32, false, false, true, true), Algorithm::MergeBased);
   // Row groups: lanes per row of 16-byte vectors (4 floats or 2 doubles);
   // row-major aligned B and C only, short regular rows, 32 warps per SM; none
   // without a device or past n = 16.

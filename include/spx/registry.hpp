@@ -68,6 +68,10 @@ struct SpmmShape {
   Layout c_layout = Layout::RowMajor;
   std::int64_t ldb = 0;
   std::int64_t ldc = 0;
+  /// B's and C's data start on 16-byte boundaries (the kernels' vector
+  /// loads and stores need it; spmm() sets it from the pointers, a plan made
+  /// before the data exists assumes it).
+  bool aligned = true;
 };
 
 /// C = alpha*A*B + beta*C. The dispatcher has validated shapes, leading

@@ -1,5 +1,7 @@
 // spmm(): validation at the API boundary, then the shared pipeline
 // (src/core/dispatch.hpp).
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "core/checked.hpp"
@@ -93,7 +95,9 @@ RunInfo spmm(T alpha, MatrixRef<T, I> A, DenseView<const T> B, T beta, DenseView
                             A,
                             B,
                             C,
-                            {B.cols, B.layout, C.layout, B.ld, C.ld}};
+                            {B.cols, B.layout, C.layout, B.ld, C.ld,
+                             reinterpret_cast<std::uintptr_t>(B.data) % 16 == 0 &&
+                                 reinterpret_cast<std::uintptr_t>(C.data) % 16 == 0}};
   return dispatch(call, options.algorithm);
 }
 

@@ -37,8 +37,9 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
   // split takes vector groups); otherwise cuda::choose_spmm (spmm.hpp). The
   // longest row comes from the cached device row statistics, the union
   // totals from a cached device pass (host passes for a host matrix). The
-  // vector groups (cuda::spmm_vector_groups) are judged from the shape: the
-  // pointers' alignment is the kernels' to check.
+  // vector groups (cuda::spmm_vector_groups) and the row groups are judged
+  // from the shape, the pointers' alignment included (SpmmShape::aligned),
+  // as the kernels judge them (vector_fits).
   reg.template set_spmm_auto<CsrM>(Backend::Cuda, [](const CsrM& A, const SpmmShape& shape) {
     if (A.rows() == 0) return Algorithm::RowSplit;
     const double mean_row = static_cast<double>(A.nnz()) / static_cast<double>(A.rows());
@@ -46,7 +47,8 @@ void register_cuda_spmm_kernels(Registry<T, I>& reg) {
     const bool few_rows = cuda::few_rows(A.rows(), max_row);
     constexpr int kVec = sizeof(T) == 4 ? 4 : 2;
     const bool fits = shape.b_layout == Layout::RowMajor && shape.c_layout == Layout::RowMajor &&
-                      shape.n % kVec == 0 && shape.ldb % kVec == 0 && shape.ldc % kVec == 0;
+                      shape.n % kVec == 0 && shape.ldb % kVec == 0 && shape.ldc % kVec == 0 &&
+                      shape.aligned;
     const auto groups = [&](bool merge) {
       return cuda::spmm_vector_groups(shape.n, kVec, fits, merge, A.rows(), mean_row) > 0;
     };

@@ -288,10 +288,12 @@ inline int spmm_vector_groups(std::int64_t n, int vec, bool fits, bool merge, st
 
 /// Longest mean row length for which row split takes n ≤ 16 in row groups
 /// (spmm_row_groups). H200, session 30 (bench/results/spmm-groups-*-s30-*),
-/// row groups against merge-based (Auto's pick there before) at n = 8 and
-/// 16: 1.26-3.85× faster on every regular member measured, f32 and f64:
-/// road networks (2.7 per row) 1.26-1.6×, banded (3.5) 1.96-3.19×, 5-, 7-
-/// and 9-point stencils 2.1-3.85×, random-d10 1.3-2.5×. No member with a
+/// at n = 8 and 16 on every regular member measured, f32 and f64 (road
+/// networks, 2.7 per row; banded, 3.5; 5-, 7- and 9-point stencils;
+/// random-d10): 1.26-3.85× faster than merge-based, Auto's pick there
+/// below 5.5 (or 9.35) nonzeros a row, and 1.3-7.2× faster than the warp
+/// per row it replaces in row split, Auto's pick above (n = 8; random-d10
+/// 1.3-1.6×, the cache-resident 7-point stencil 2.0-2.6×). No member with a
 /// mean between 10 and 18 was measured, and FEM b = 2 (18 per row) was not:
 /// the bound sits above the longest one measured, and longer rows keep a
 /// warp per row.

@@ -48,7 +48,7 @@ struct BenchOptions {
 /// The folder of real matrices for the default suite: $SPX_REAL_MATRICES
 /// when set, else the checkout's shared/matrices/real when it exists (a
 /// copy of the tree carries shared/ inside it), else the one beside the
-/// source tree.
+/// source tree (the tests' real_matrix_dir() looks in the same places).
 std::string default_real_dir() {
   if (const char* env = std::getenv("SPX_REAL_MATRICES"); env != nullptr && *env != '\0')
     return env;
@@ -153,6 +153,8 @@ void run(const BenchOptions& o) {
     return;
   }
 
+  if (!o.real_dir.empty() && (!o.paths.empty() || (!o.suite.empty() && o.suite != "default")))
+    throw InvalidInput("--real-dir applies to the default suite and --op batch only");
   bench::Suite suite;
   if (!o.paths.empty()) {
     if (!o.suite.empty())
