@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -137,17 +136,10 @@ void expect_same_csr(const Csr<T, I>& got, const Csr<T, I>& want, const std::str
   expect_bitwise_equal(got.values(), want.values(), what + " values");
 }
 
-/// The folder of real matrices: $SPX_REAL_MATRICES when set (a copy of the
-/// tree on another machine, as scripts/gpu-check makes), else the
-/// checkout's shared/matrices/real when it exists, else
-/// ../shared/matrices/real beside the checkout (as `spx bench` looks).
-inline std::string real_matrix_dir() {
-  const char* env = std::getenv("SPX_REAL_MATRICES");
-  if (env != nullptr && *env != '\0') return env;
-  std::error_code ec;
-  if (std::filesystem::is_directory(SPX_CHECKOUT_MATRICES, ec)) return SPX_CHECKOUT_MATRICES;
-  return SPX_REAL_MATRICES;
-}
+/// The folder of real matrices: bench::default_real_dir() ($SPX_REAL_MATRICES
+/// when set, as scripts/gpu-check sets it for a copy of the tree; else
+/// where `spx bench` looks).
+std::string real_matrix_dir();
 
 inline bool gpu_required() {
   const char* v = std::getenv("SPX_REQUIRE_GPU");

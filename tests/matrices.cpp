@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "bench.hpp"
 #include "common.hpp"
 #include "spx/convert.hpp"
 #include "spx/formats/coo.hpp"
@@ -15,6 +16,10 @@
 #include "spx/io/matrix_market.hpp"
 
 namespace spx::test {
+
+std::string real_matrix_dir() {
+  return bench::default_real_dir().string();
+}
 
 template <Value T, Index I>
 Csr<T, I> csr_from_entries(std::int64_t rows, std::int64_t cols, const std::vector<I>& r,
@@ -222,8 +227,8 @@ std::vector<TestMatrix<T, I>> generated_matrices() {
 
 /// Every `.mtx` and `.mtx.gz` file of the real-matrix folder, in name order,
 /// as CSR (symmetry expanded, duplicates summed); named by the file stem. The
-/// folder is $SPX_REAL_MATRICES when set (a copy of the tree on another
-/// machine), else the path compiled in. With SPX_TEST_SMALL=1 (sanitizer
+/// folder is real_matrix_dir() ($SPX_REAL_MATRICES when set, else where
+/// `spx bench` looks). With SPX_TEST_SMALL=1 (sanitizer
 /// runs) only the five smallest files are read.
 template <Value T, Index I>
 std::vector<TestMatrix<T, I>> real_matrices() {

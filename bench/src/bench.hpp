@@ -70,6 +70,12 @@ Suite quick_suite();
 /// down to finish in minutes on two cores), plus every Matrix Market file in
 /// `real_dir` (skipped when the folder does not exist).
 Suite default_suite(Backend backend, const std::filesystem::path& real_dir);
+
+/// The folder of real matrices when none is named: $SPX_REAL_MATRICES when
+/// set, else the checkout's shared/matrices/real when it exists (a copy of
+/// the tree may carry shared/ inside it), else ../shared/matrices/real
+/// beside the source tree. `spx bench` and the tests read it.
+std::filesystem::path default_real_dir();
 /// The densities of the density suite, in percent (0.05 to 50).
 std::span<const double> density_sweep_percent() noexcept;
 /// Rows (and columns) of the density suite's matrices: 8192 on CUDA, 2048 on

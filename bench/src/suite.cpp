@@ -4,6 +4,7 @@
 // lists of Matrix Market files and generator specs. Only this file calls the generators and the
 // reader.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
@@ -167,6 +168,14 @@ Suite quick_suite() {
   m.push_back(member(rows_degree(Generator::ChungLu, 5000, 8)));    // huge + empty rows
   m.push_back(member(rows_degree(Generator::DenseRows, 3000, 8)));  // a few dense rows
   return s;
+}
+
+fs::path default_real_dir() {
+  if (const char* env = std::getenv("SPX_REAL_MATRICES"); env != nullptr && *env != '\0')
+    return env;
+  std::error_code ec;
+  if (fs::is_directory(SPX_CHECKOUT_MATRICES, ec)) return SPX_CHECKOUT_MATRICES;
+  return SPX_SHARED_MATRICES;
 }
 
 Suite default_suite(Backend backend, const fs::path& real_dir) {

@@ -45,21 +45,9 @@ struct BenchOptions {
   bool quiet = false;
 };
 
-/// The folder of real matrices for the default suite: $SPX_REAL_MATRICES
-/// when set, else the checkout's shared/matrices/real when it exists (a
-/// copy of the tree carries shared/ inside it), else the one beside the
-/// source tree (the tests' real_matrix_dir() looks in the same places).
-std::string default_real_dir() {
-  if (const char* env = std::getenv("SPX_REAL_MATRICES"); env != nullptr && *env != '\0')
-    return env;
-  std::error_code ec;
-  if (std::filesystem::is_directory(SPX_CHECKOUT_MATRICES, ec)) return SPX_CHECKOUT_MATRICES;
-  return SPX_SHARED_MATRICES;
-}
-
 /// The real-matrix folder of the default suite: --real-dir, which must be a
-/// folder, or default_real_dir(), whose absence is noted on stderr (the
-/// suite then holds the generated members only).
+/// folder, or bench::default_real_dir(), whose absence is noted on stderr
+/// (the suite then holds the generated members only).
 std::string real_dir_of(const BenchOptions& o) {
   std::error_code ec;
   if (!o.real_dir.empty()) {
@@ -67,7 +55,7 @@ std::string real_dir_of(const BenchOptions& o) {
       throw InvalidInput(fmt::format("--real-dir: '{}' is not a folder", o.real_dir));
     return o.real_dir;
   }
-  const std::string dir = default_real_dir();
+  const std::string dir = bench::default_real_dir().string();
   if (!std::filesystem::is_directory(dir, ec))
     fmt::print(stderr,
                "spx bench: no real matrices in the suite: '{}' is not a folder (name one with "
