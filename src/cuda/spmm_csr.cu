@@ -1066,8 +1066,8 @@ void spmm_csr_row_split(T alpha, const Csr<T, I>& A, DenseView<const T> B, T bet
     check_launch("row_group_narrow");
     return;
   }
-  with_groups<false>(A, b, c, B.cols, [&]<int W, int VEC>() {
-    launch_row_split<W, VEC>(alpha, A, b, beta, c, B.cols, ctx);
+  with_groups<false>(A, b, c, n, [&]<int W, int VEC>() {
+    launch_row_split<W, VEC>(alpha, A, b, beta, c, n, ctx);
   });
 }
 
